@@ -1,0 +1,5 @@
+import sys
+
+from pairlab.cli import main
+
+sys.exit(main())

@@ -1,0 +1,105 @@
+"""The contract every algorithm plugin implements.
+
+An algorithm is a *stepper*: it is constructed for one data set, one set of constraints, one
+validated parameter dict and one random generator; :meth:`Algorithm.initialize` returns the first
+:class:`~pairlab.State` and :meth:`Algorithm.step` the next one. The GUI, the CLI, reproductions
+and estimators are thin drivers around this (see :class:`pairlab.Run`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .constraints import Constraints
+from .dataset import Dataset
+from .params import Param, resolve_params
+from .state import State
+
+__all__ = ["Algorithm"]
+
+
+class Algorithm:
+    """Base class of algorithm plugins.
+
+    Class attributes a plugin sets: ``name`` (lower-case, used on the command line), ``title``,
+    ``citation``, ``params`` (a tuple of :class:`~pairlab.Param`), and optionally
+    ``uses_constraints`` (False for unconstrained baselines), ``accepts_means_init`` (the GUI lets
+    a teacher place starting means) and ``hard_constraints`` (the algorithm cannot honour
+    contradictory links and rejects them).
+
+    Parameters named ``max_iter`` and ``tol`` have a conventional meaning: :class:`~pairlab.Run`
+    stops after ``max_iter`` steps, and the default :meth:`converged` compares objectives with
+    ``tol``.
+    """
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    citation: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+    uses_constraints: ClassVar[bool] = True
+    accepts_means_init: ClassVar[bool] = False
+    hard_constraints: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        dataset: Dataset,
+        constraints: Constraints | None = None,
+        params: Mapping[str, Any] | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        self.dataset = dataset
+        self.X = dataset.X
+        self.constraints = constraints if constraints is not None else Constraints.empty(
+            dataset.n_samples
+        )
+        if self.constraints.n_samples != dataset.n_samples:
+            from .errors import InvalidInputError
+
+            raise InvalidInputError(
+                f"constraints refer to {self.constraints.n_samples} points but the data set "
+                f"{dataset.name!r} has {dataset.n_samples}."
+            )
+        self.params = resolve_params(self.params, params, owner=f"algorithm {self.name!r}")
+        self.rng = rng if rng is not None else np.random.default_rng(0)
+        if self.hard_constraints and self.uses_constraints:
+            self.constraints.check_consistent()
+
+    # -- the stepper protocol -----------------------------------------------------------------
+    def initialize(self) -> State:
+        """Return the state at iteration 0."""
+        raise NotImplementedError
+
+    def step(self, state: State) -> State:
+        """Return the state one iteration after ``state`` (which must not be modified)."""
+        raise NotImplementedError
+
+    def converged(self, previous: State, current: State) -> bool:
+        """Default test: the objective moved by less than ``tol`` (or labels stopped changing)."""
+        tol = self.params.get("tol")
+        if tol is not None and previous.objective is not None and current.objective is not None:
+            return abs(current.objective - previous.objective) <= tol
+        return bool(np.array_equal(previous.labels, current.labels))
+
+    def predict_proba(self, state: State, X: np.ndarray) -> np.ndarray:
+        """Posterior class probabilities of unseen points ``X`` under ``state``'s model."""
+        raise NotImplementedError(f"{self.name} cannot classify unseen points")
+
+    @classmethod
+    def can_predict(cls) -> bool:
+        """True when the algorithm overrides :meth:`predict_proba`."""
+        return cls.predict_proba is not Algorithm.predict_proba
+
+    @classmethod
+    def describe(cls) -> dict[str, Any]:
+        """A JSON-ready description (``pairlab list --json``)."""
+        return {
+            "name": cls.name,
+            "title": cls.title,
+            "citation": cls.citation,
+            "params": [p.describe() for p in cls.params],
+            "uses_constraints": cls.uses_constraints,
+            "can_predict": cls.can_predict(),
+        }

@@ -1,0 +1,238 @@
+"""The ``pairlab`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from .errors import PairlabError
+
+__all__ = ["main"]
+
+
+def _registry():
+    from .registry import get_registry
+
+    return get_registry()
+
+
+def _describe(kind: str, entry: Any) -> dict[str, Any]:
+    obj = entry.obj
+    if kind == "algorithms":
+        out = obj.describe()
+    elif kind == "datasets":
+        out = {"name": obj.name, "title": obj.title, "description": obj.description,
+               "params": [p.describe() for p in obj.params], "requires": list(obj.requires)}
+    elif kind == "reproductions":
+        out = obj.describe()
+    else:
+        out = {"name": obj.name, "title": obj.title, "params": [],
+               "needs_truth": obj.needs_truth, "needs_constraints": obj.needs_constraints}
+    out["plugin"] = entry.plugin.name
+    out["version"] = entry.plugin.version
+    return out
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    reg = _registry()
+    kinds = ("algorithms", "datasets", "reproductions", "metrics")
+    data = {k: [_describe(k, e) for e in reg.entries(k)] for k in kinds}
+    if args.json:
+        print(json.dumps(data, indent=1))
+        return 0
+    for kind in kinds:
+        print(f"{kind}:")
+        if not data[kind]:
+            print("  (none)")
+        width = max((len(d["name"]) for d in data[kind]), default=0)
+        for d in data[kind]:
+            print(f"  {d['name']:<{width}}  {d['title']}  [{d['plugin']}]")
+    if reg.failures:
+        print(f"\n{len(reg.failures)} plugin(s) failed to load; see `pairlab plugins`.")
+    return 0
+
+
+def cmd_plugins(args: argparse.Namespace) -> int:
+    reg = _registry()
+    if args.json:
+        print(json.dumps({"plugins": [p.describe() for p in reg.plugins],
+                          "clashes": reg.clashes, "external_enabled": reg.external}, indent=1))
+        return 0
+    for p in reg.plugins:
+        status = "ok" if p.ok else "FAILED"
+        kind = "built-in" if p.builtin else "external"
+        provides = "; ".join(f"{k}: {', '.join(v)}" for k, v in p.provides.items())
+        print(f"{p.name:<16} {p.distribution} {p.version} ({kind}) {status}  {provides}")
+        if not p.ok:
+            print(f"    error: {p.error}")
+            if p.where:
+                print(f"    where: {p.where}")
+    for clash in reg.clashes:
+        print(f"clash: {clash}")
+    if not reg.external:
+        print("external plugins are disabled (PAIRLAB_DISABLE_PLUGINS is set)")
+    return 0
+
+
+def _load_dataset(args: argparse.Namespace):
+    from .params import parse_assignments
+
+    spec = _registry().dataset(args.dataset)
+    params = parse_assignments(spec.params, args.data or [], owner=f"dataset {spec.name!r}")
+    return spec.make(seed=args.seed, **params)
+
+
+def _load_constraints(args: argparse.Namespace, dataset):
+    from .constraint_generators import random_pairs
+    from .constraints import Constraints
+    from .errors import InvalidInputError
+
+    if args.constraints:
+        if args.must_link or args.cannot_link:
+            raise InvalidInputError("give either --constraints FILE or --must-link/--cannot-link")
+        return Constraints.load(args.constraints, n_samples=dataset.n_samples)
+    if args.must_link or args.cannot_link:
+        if dataset.y is None:
+            raise InvalidInputError(
+                f"dataset {dataset.name!r} has no labels to draw links from; use --constraints FILE"
+            )
+        rng = np.random.default_rng([args.seed, 1])
+        return random_pairs(dataset.y, args.must_link, args.cannot_link, rng)
+    return Constraints.empty(dataset.n_samples)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .metrics import evaluate
+    from .params import parse_assignments
+    from .run import Run
+
+    reg = _registry()
+    algo = reg.algorithm(args.algorithm)
+    params = parse_assignments(algo.params, args.set or [], owner=f"algorithm {algo.name!r}")
+    dataset = _load_dataset(args)
+    constraints = _load_constraints(args, dataset)
+    start = time.perf_counter()
+    run = Run(algo, dataset, constraints, params, seed=args.seed)
+    state = run.run(args.max_iter)
+    elapsed = time.perf_counter() - start
+    metrics = evaluate(state.labels, dataset.y, constraints)
+    result = {
+        "algorithm": algo.name,
+        "dataset": dataset.source,
+        "n_samples": dataset.n_samples,
+        "n_must_link": constraints.n_must_link,
+        "n_cannot_link": constraints.n_cannot_link,
+        "seed": args.seed,
+        "params": {p.name: p.to_json(run.params[p.name]) for p in algo.params},
+        "iterations": run.n_iter,
+        "converged": run.converged,
+        "objective_name": state.objective_name,
+        "objective": state.objective,
+        "objective_history": [None if np.isnan(v) else float(v) for v in run.objectives],
+        "n_clusters": state.n_clusters,
+        "metrics": metrics,
+        "seconds": elapsed,
+    }
+    if args.labels:
+        result["labels"] = state.labels.tolist()
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return 0
+    print(f"{algo.title} on {dataset.name} (n={dataset.n_samples}, d={dataset.n_features}), "
+          f"{constraints.n_must_link} must-links, {constraints.n_cannot_link} cannot-links, "
+          f"seed {args.seed}")
+    status = "converged" if run.converged else "stopped at max_iter"
+    print(f"  iterations: {run.n_iter} ({status}), {elapsed:.3f} s")
+    if state.objective is not None:
+        print(f"  {state.objective_name}: {state.objective:.6g}")
+    print(f"  clusters: {state.n_clusters}")
+    for name, value in metrics.items():
+        print(f"  {name}: {value:.4f}")
+    return 0
+
+
+def _not_yet(what: str) -> int:
+    print(f"pairlab: {what} is not available in this version of pairlab.", file=sys.stderr)
+    return 2
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    reg = _registry()
+    if args.list or not args.name:
+        names = reg.names("reproductions")
+        if not names:
+            print("no reproductions are registered")
+        for e in reg.entries("reproductions"):
+            print(f"{e.name:<12} {e.obj.title}")
+        return 0 if args.list else 2
+    reg.reproduction(args.name)
+    return _not_yet("running reproductions")
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    return _not_yet("the desktop app (`pairlab gui`)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pairlab", description="Clustering with must-link and cannot-link constraints.")
+    parser.add_argument("--version", action="version", version=f"pairlab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("list", help="list algorithms, data sets, reproductions and metrics")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("plugins", help="list installed plugins and load errors")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_plugins)
+
+    p = sub.add_parser("run", help="run an algorithm on a data set and print metrics")
+    p.add_argument("algorithm", help="algorithm name (see `pairlab list`)")
+    p.add_argument("--dataset", required=True, help="data set name")
+    p.add_argument("--data", action="append", metavar="KEY=VALUE", help="data set parameter")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="algorithm parameter")
+    p.add_argument("--must-link", type=int, default=0, metavar="N",
+                   help="draw N random must-links from the ground truth")
+    p.add_argument("--cannot-link", type=int, default=0, metavar="N",
+                   help="draw N random cannot-links from the ground truth")
+    p.add_argument("--constraints", metavar="FILE", help="constraints JSON or CSV file")
+    p.add_argument("--seed", type=int, default=0, help="random seed (data, links, algorithm)")
+    p.add_argument("--max-iter", type=int, default=None, help="override the iteration limit")
+    p.add_argument("--labels", action="store_true", help="include labels in the JSON")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("reproduce", help="regenerate a paper's figure")
+    p.add_argument("name", nargs="?", help="reproduction name")
+    p.add_argument("--list", action="store_true", help="list reproductions")
+    p.add_argument("--out", default=".", metavar="DIR", help="output folder")
+    p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("gui", help="open the desktop teaching app")
+    p.set_defaults(func=cmd_gui)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except PairlabError as exc:
+        print(f"pairlab: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""Data sets: validated once, immutable, with a 2-D view for display."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidInputError
+from .params import Param, resolve_params
+
+__all__ = ["Dataset", "DatasetSpec", "as_data_matrix", "pca_view"]
+
+
+def as_data_matrix(X: Any, *, min_samples: int = 1, name: str = "X") -> np.ndarray:
+    """Return ``X`` as a C-contiguous float64 (n, d) array, or explain what is wrong with it."""
+    try:
+        arr = np.array(X, dtype=np.float64, order="C")
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{name} must be a numeric (n_samples, n_features) array: {exc}") from None
+    if arr.ndim == 1:
+        raise InvalidInputError(
+            f"{name} must be 2-D (n_samples, n_features), got a 1-D array of shape {arr.shape}; "
+            "use X.reshape(-1, 1) for a single feature."
+        )
+    if arr.ndim != 2:
+        raise InvalidInputError(f"{name} must be 2-D (n_samples, n_features), got shape {arr.shape}.")
+    if arr.shape[1] == 0:
+        raise InvalidInputError(f"{name} has no features (shape {arr.shape}).")
+    if arr.shape[0] < min_samples:
+        raise InvalidInputError(
+            f"{name} has {arr.shape[0]} samples; at least {min_samples} are needed."
+        )
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        rows = np.flatnonzero(bad)
+        shown = ", ".join(map(str, rows[:10])) + (" ..." if rows.size > 10 else "")
+        raise InvalidInputError(
+            f"{name} contains NaN or infinite values in {rows.size} row(s) (0-based: {shown}); "
+            "remove or impute those rows."
+        )
+    return arr
+
+
+def pca_view(X: np.ndarray) -> np.ndarray:
+    """Project ``X`` onto its first two principal components (signs fixed for determinism)."""
+    n, d = X.shape
+    if d == 2:
+        return X
+    if d == 1:
+        return np.column_stack([X[:, 0], np.zeros(n)])
+    centered = X - X.mean(axis=0)
+    _, _, vt = np.linalg.svd(centered, full_matrices=False)
+    comps = vt[:2]
+    signs = np.sign(comps[np.arange(2), np.abs(comps).argmax(axis=1)])
+    comps = comps * np.where(signs == 0, 1.0, signs)[:, None]
+    out = centered @ comps.T
+    if out.shape[1] < 2:
+        out = np.column_stack([out, np.zeros(n)])
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """Points ``X`` (n, d), optional ground-truth labels ``y`` and where they came from.
+
+    ``view`` is what the canvas draws: ``X`` itself when d == 2, else a PCA projection.
+    ``source`` records how to make the data again (plugin name, params, seed).
+    """
+
+    X: np.ndarray
+    y: np.ndarray | None = None
+    name: str = "data"
+    feature_names: tuple[str, ...] | None = None
+    source: Mapping[str, Any] = field(default_factory=dict)
+    view: np.ndarray = field(default=None, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        X = as_data_matrix(self.X)
+        X.setflags(write=False)
+        object.__setattr__(self, "X", X)
+        if self.y is not None:
+            y = np.asarray(self.y)
+            if y.shape != (X.shape[0],):
+                raise InvalidInputError(
+                    f"y must have shape ({X.shape[0]},) to match X, got {y.shape}."
+                )
+            if y.dtype.kind not in "iub":
+                _, y = np.unique(y, return_inverse=True)
+            y = y.astype(np.int64, copy=True)
+            y.setflags(write=False)
+            object.__setattr__(self, "y", y)
+        if self.feature_names is not None:
+            names = tuple(str(s) for s in self.feature_names)
+            if len(names) != X.shape[1]:
+                raise InvalidInputError(
+                    f"{len(names)} feature names given for {X.shape[1]} features."
+                )
+            object.__setattr__(self, "feature_names", names)
+        view = pca_view(X) if self.view is None else as_data_matrix(self.view, name="view")
+        if view.shape != (X.shape[0], 2):
+            raise InvalidInputError(f"view must have shape ({X.shape[0]}, 2), got {view.shape}.")
+        view = np.array(view, copy=True)
+        view.setflags(write=False)
+        object.__setattr__(self, "view", view)
+        object.__setattr__(self, "source", dict(self.source))
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_classes(self) -> int | None:
+        return None if self.y is None else int(np.unique(self.y).size)
+
+    def __repr__(self) -> str:
+        return (
+            f"Dataset(name={self.name!r}, n_samples={self.n_samples}, "
+            f"n_features={self.n_features}, n_classes={self.n_classes})"
+        )
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """A data set a plugin offers: ``load(params, rng)`` returns a :class:`Dataset`.
+
+    ``requires`` names optional distributions the loader imports (e.g. ``("scikit-learn",)``).
+    """
+
+    name: str
+    title: str
+    load: Callable[[dict[str, Any], np.random.Generator], Dataset]
+    params: Sequence[Param] = ()
+    description: str = ""
+    requires: tuple[str, ...] = ()
+
+    def make(self, seed: int | None = 0, **params: Any) -> Dataset:
+        """Validate ``params``, load the data with ``numpy.random.default_rng(seed)``."""
+        values = resolve_params(self.params, params, owner=f"dataset {self.name!r}")
+        data = self.load(values, np.random.default_rng(seed))
+        if not isinstance(data, Dataset):
+            raise InvalidInputError(f"dataset {self.name!r} did not return a Dataset")
+        source = {
+            "dataset": self.name,
+            "params": {p.name: p.to_json(values[p.name]) for p in self.params},
+            "seed": seed,
+        }
+        return Dataset(
+            data.X, data.y, name=data.name or self.name, feature_names=data.feature_names,
+            source=source, view=data.view,
+        )

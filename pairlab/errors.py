@@ -1,0 +1,46 @@
+"""Exceptions raised by pairlab.
+
+Every error pairlab raises on purpose derives from :class:`PairlabError`, so a caller can catch
+them all at once; input errors are also :class:`ValueError`, as scikit-learn users expect.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+__all__ = [
+    "ConvergenceWarning",
+    "InconsistentConstraintsError",
+    "InvalidInputError",
+    "PairlabError",
+    "PluginError",
+]
+
+
+class PairlabError(Exception):
+    """Base class of every error raised by pairlab."""
+
+
+class InvalidInputError(PairlabError, ValueError):
+    """Data, constraints or parameters that cannot be used; the message says what to change."""
+
+
+class InconsistentConstraintsError(InvalidInputError):
+    """Hard constraints that contradict each other (a cannot-link inside a must-link chain)."""
+
+
+class PluginError(PairlabError):
+    """A plugin failed to load, returned something malformed, or was asked for but is unknown."""
+
+
+class ConvergenceWarning(UserWarning):
+    """An algorithm stopped at ``max_iter`` before its convergence test held."""
+
+
+def warn_not_converged(name: str, max_iter: int) -> None:
+    warnings.warn(
+        f"{name} did not converge within max_iter={max_iter} iterations; "
+        "increase max_iter or tol, or check the data.",
+        ConvergenceWarning,
+        stacklevel=3,
+    )

@@ -1,0 +1,189 @@
+"""Clustering quality measures, registered through the ``pairlab_metrics`` hook.
+
+Pair-counting measures are computed from the contingency table, never by looping over pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+from scipy.special import xlogy
+
+from .constraints import Constraints
+from .errors import InvalidInputError
+from .hookspecs import hookimpl
+
+__all__ = [
+    "Metric",
+    "accuracy",
+    "adjusted_rand",
+    "constraint_satisfaction",
+    "evaluate",
+    "modified_rand",
+    "nmi",
+    "pairwise_f_measure",
+    "purity",
+    "rand",
+]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A named measure: ``func(y_true, labels)`` or, with ``needs_constraints``,
+    ``func(y_true, labels, constraints)``. ``needs_truth=False`` measures work without labels."""
+
+    name: str
+    title: str
+    func: Callable[..., float]
+    needs_truth: bool = True
+    needs_constraints: bool = False
+    higher_is_better: bool = True
+
+
+def _check(y_true: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    y_true, labels = np.asarray(y_true), np.asarray(labels)
+    if y_true.ndim != 1 or y_true.shape != labels.shape:
+        raise InvalidInputError(
+            f"y_true and labels must be 1-D of equal length, got {y_true.shape} and {labels.shape}"
+        )
+    if y_true.size == 0:
+        raise InvalidInputError("metrics need at least one sample")
+    return y_true, labels
+
+
+def contingency(y_true: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Dense (n_classes, n_clusters) table of counts."""
+    y_true, labels = _check(y_true, labels)
+    _, yi = np.unique(y_true, return_inverse=True)
+    _, li = np.unique(labels, return_inverse=True)
+    table = sp.coo_matrix((np.ones(yi.size), (yi, li))).toarray()
+    return table
+
+
+def _pair_counts(y_true: np.ndarray, labels: np.ndarray) -> tuple[float, float, float, float]:
+    """(same-same, same class only, same cluster only, total) pair counts."""
+    t = contingency(y_true, labels)
+    n = t.sum()
+    both = (t * (t - 1)).sum() / 2
+    same_class = (t.sum(axis=1) * (t.sum(axis=1) - 1)).sum() / 2
+    same_cluster = (t.sum(axis=0) * (t.sum(axis=0) - 1)).sum() / 2
+    return both, same_class, same_cluster, n * (n - 1) / 2
+
+
+def purity(y_true: np.ndarray, labels: np.ndarray) -> float:
+    """Fraction of points in the majority class of their cluster."""
+    t = contingency(y_true, labels)
+    return float(t.max(axis=0).sum() / t.sum())
+
+
+def accuracy(y_true: np.ndarray, labels: np.ndarray) -> float:
+    """Fraction of points correctly labelled under the best one-to-one cluster-class matching
+    (Hungarian algorithm); surplus clusters count as errors."""
+    t = contingency(y_true, labels)
+    rows, cols = linear_sum_assignment(-t)
+    return float(t[rows, cols].sum() / t.sum())
+
+
+def rand(y_true: np.ndarray, labels: np.ndarray) -> float:
+    """Rand index, SCSSAP eq. 26: fraction of pairs on which the two partitions agree."""
+    both, sc, scl, total = _pair_counts(y_true, labels)
+    if total == 0:
+        return 1.0
+    return float((total - sc - scl + 2 * both) / total)
+
+
+def modified_rand(y_true: np.ndarray, labels: np.ndarray) -> float:
+    """Modified Rand index, SCSSAP eq. 27, as printed.
+
+    Half the score is the fraction of predicted same-cluster pairs that share a class, half the
+    fraction of predicted different-cluster pairs that differ in class. A half whose denominator
+    is zero (one cluster, or all singletons) contributes 0.
+    """
+    both, sc, scl, total = _pair_counts(y_true, labels)
+    diff_diff = total - sc - scl + both
+    first = both / (2 * scl) if scl > 0 else 0.0
+    second = diff_diff / (2 * (total - scl)) if total - scl > 0 else 0.0
+    return float(first + second)
+
+
+def adjusted_rand(y_true: np.ndarray, labels: np.ndarray) -> float:
+    """Adjusted Rand index (Hubert & Arabie)."""
+    both, sc, scl, total = _pair_counts(y_true, labels)
+    if total == 0:
+        return 1.0
+    expected = sc * scl / total
+    maximum = (sc + scl) / 2
+    if maximum == expected:
+        return 1.0
+    return float((both - expected) / (maximum - expected))
+
+
+def nmi(y_true: np.ndarray, labels: np.ndarray) -> float:
+    """Normalised mutual information with arithmetic-mean normalisation (scikit-learn's default)."""
+    t = contingency(y_true, labels)
+    n = t.sum()
+    pi, pj = t.sum(axis=1) / n, t.sum(axis=0) / n
+    pij = t / n
+    mi = float(np.sum(xlogy(pij, pij)) - np.sum(xlogy(pi, pi)) - np.sum(xlogy(pj, pj)))
+    hi, hj = float(-np.sum(xlogy(pi, pi))), float(-np.sum(xlogy(pj, pj)))
+    if hi == 0 and hj == 0:
+        return 1.0
+    denom = (hi + hj) / 2
+    return float(max(mi, 0.0) / denom) if denom > 0 else 0.0
+
+
+def pairwise_f_measure(y_true: np.ndarray, labels: np.ndarray) -> float:
+    """Harmonic mean of pairwise precision and recall of "same cluster" decisions."""
+    both, sc, scl, _ = _pair_counts(y_true, labels)
+    if both == 0:
+        return 0.0
+    precision, recall = both / scl, both / sc
+    return float(2 * precision * recall / (precision + recall))
+
+
+def constraint_satisfaction(y_true: np.ndarray | None, labels: np.ndarray,
+                            constraints: Constraints) -> float:
+    """Fraction of must-links and cannot-links that ``labels`` satisfy."""
+    return constraints.satisfied_fraction(labels)
+
+
+BUILTIN_METRICS = (
+    Metric("purity", "Purity", purity),
+    Metric("accuracy", "Accuracy (Hungarian matching)", accuracy),
+    Metric("rand", "Rand index (SCSSAP eq. 26)", rand),
+    Metric("modified-rand", "Modified Rand index (SCSSAP eq. 27)", modified_rand),
+    Metric("ari", "Adjusted Rand index", adjusted_rand),
+    Metric("nmi", "Normalised mutual information", nmi),
+    Metric("pairwise-f", "Pairwise F-measure", pairwise_f_measure),
+    Metric("constraints-satisfied", "Fraction of constraints satisfied", constraint_satisfaction,
+           needs_truth=False, needs_constraints=True),
+)
+
+
+def evaluate(labels: np.ndarray, y_true: np.ndarray | None = None,
+             constraints: Constraints | None = None, metrics=None) -> dict[str, float]:
+    """Compute every applicable metric (``metrics``: Metric objects; default the registry's)."""
+    if metrics is None:
+        from .registry import get_registry
+
+        metrics = [e.obj for e in get_registry().entries("metrics")]
+    out: dict[str, float] = {}
+    for m in metrics:
+        if m.needs_truth and y_true is None:
+            continue
+        if m.needs_constraints:
+            if constraints is None or len(constraints) == 0:
+                continue
+            out[m.name] = float(m.func(y_true, labels, constraints))
+        else:
+            out[m.name] = float(m.func(y_true, labels))
+    return out
+
+
+@hookimpl
+def pairlab_metrics() -> list[Metric]:
+    return list(BUILTIN_METRICS)

@@ -1,0 +1,179 @@
+"""Drive one algorithm on one data set: initialise, step, step back, run to convergence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from .algorithm import Algorithm
+from .constraints import Constraints
+from .dataset import Dataset
+from .errors import PairlabError, PluginError
+from .state import State
+
+__all__ = ["Run", "validate_state"]
+
+Listener = Callable[[str, "Run"], None]
+
+
+def validate_state(state: Any, n_samples: int, plugin: str) -> State:
+    """Check what a plugin returned; raise PluginError naming the plugin if it is malformed."""
+
+    def fail(msg: str) -> None:
+        raise PluginError(f"algorithm {plugin!r} returned an invalid state: {msg}")
+
+    if not isinstance(state, State):
+        fail(f"expected pairlab.State, got {type(state).__name__}")
+    labels = state.labels
+    if not isinstance(labels, np.ndarray) or labels.shape != (n_samples,):
+        fail(f"labels must be an array of shape ({n_samples},), got "
+             f"{getattr(labels, 'shape', type(labels).__name__)}")
+    if labels.dtype.kind not in "iu":
+        fail(f"labels must be integers, got dtype {labels.dtype}")
+    if n_samples and labels.min() < 0:
+        fail("labels must be >= 0")
+    r = state.responsibilities
+    if r is not None:
+        if not isinstance(r, np.ndarray) or r.ndim != 2 or r.shape[0] != n_samples:
+            fail(f"responsibilities must have shape ({n_samples}, k), got {getattr(r, 'shape', r)}")
+        if not np.all(np.isfinite(r)):
+            fail("responsibilities contain NaN or infinite values")
+        if np.abs(r.sum(axis=1) - 1.0).max(initial=0.0) > 1e-6:
+            fail("responsibilities rows must sum to 1")
+    if state.objective is not None and np.isnan(state.objective):
+        fail(f"objective ({state.objective_name}) is NaN")
+    for key, value in state.model.items():
+        arr = np.asarray(value)
+        if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+            fail(f"model[{key!r}] contains NaN or infinite values")
+    return state
+
+
+class Run:
+    """One algorithm on one data set with fixed constraints, parameters and seed.
+
+    ``history`` keeps every state; :meth:`back` and :meth:`seek` move a cursor over it and
+    never recompute, and :meth:`step` past the end computes the next state. The same inputs and
+    seed give the same states, bit for bit.
+
+    Listeners registered with :meth:`subscribe` are called as ``listener(event, run)`` with
+    ``event`` one of ``"state"`` (the cursor moved), ``"converged"`` and ``"reset"``.
+    """
+
+    def __init__(
+        self,
+        algorithm: str | type[Algorithm],
+        dataset: Dataset,
+        constraints: Constraints | None = None,
+        params: Mapping[str, Any] | None = None,
+        seed: int | None = 0,
+        *,
+        registry: Any = None,
+    ) -> None:
+        if isinstance(algorithm, str):
+            from .registry import get_registry
+
+            algorithm = (registry or get_registry()).algorithm(algorithm)
+        self.algorithm_class = algorithm
+        self.dataset = dataset
+        self.constraints = constraints if constraints is not None else Constraints.empty(
+            dataset.n_samples
+        )
+        self.seed = seed
+        self._listeners: list[Listener] = []
+        self.algorithm = algorithm(dataset, self.constraints, params, np.random.default_rng(seed))
+        self.params = dict(self.algorithm.params)
+        self.converged = False
+        self.history: list[State] = []
+        self.index = -1
+        self._push(self._call(self.algorithm.initialize))
+
+    # -- internals ----------------------------------------------------------------------------
+    def _call(self, fn: Callable[..., Any], *args: Any) -> State:
+        name = self.algorithm_class.name
+        try:
+            state = fn(*args)
+        except PairlabError:
+            raise
+        except (FloatingPointError, np.linalg.LinAlgError, ZeroDivisionError) as exc:
+            raise PluginError(f"algorithm {name!r} failed numerically: {exc}") from exc
+        return validate_state(state, self.dataset.n_samples, name)
+
+    def _push(self, state: State) -> None:
+        self.history.append(state)
+        self.index = len(self.history) - 1
+        self._emit("state")
+
+    def _emit(self, event: str) -> None:
+        for listener in list(self._listeners):
+            listener(event, self)
+
+    # -- public API ---------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        self._listeners.remove(listener)
+
+    @property
+    def state(self) -> State:
+        """The state under the cursor."""
+        return self.history[self.index]
+
+    @property
+    def max_iter(self) -> int | None:
+        return self.params.get("max_iter")
+
+    @property
+    def at_end(self) -> bool:
+        return self.index == len(self.history) - 1
+
+    def step(self) -> State:
+        """Move one iteration forward: replay history, or compute a new state at the end."""
+        if not self.at_end:
+            self.index += 1
+            self._emit("state")
+            return self.state
+        prev = self.history[-1]
+        new = self._call(self.algorithm.step, prev)
+        self._push(new)
+        if not self.converged and self.algorithm.converged(prev, new):
+            self.converged = True
+            self._emit("converged")
+        return new
+
+    def back(self) -> State:
+        """Move one iteration back (a no-op at iteration 0)."""
+        if self.index > 0:
+            self.index -= 1
+            self._emit("state")
+        return self.state
+
+    def seek(self, index: int) -> State:
+        """Move the cursor to ``index`` in the stored history."""
+        if not 0 <= index < len(self.history):
+            raise IndexError(f"iteration {index} is not in the history (0..{len(self.history) - 1})")
+        self.index = index
+        self._emit("state")
+        return self.state
+
+    def run(self, max_iter: int | None = None) -> State:
+        """Step until converged or ``max_iter`` total iterations (default: the algorithm's)."""
+        limit = max_iter if max_iter is not None else self.max_iter
+        if limit is None:
+            limit = 100
+        self.index = len(self.history) - 1
+        while not self.converged and len(self.history) - 1 < limit:
+            self.step()
+        return self.state
+
+    @property
+    def objectives(self) -> np.ndarray:
+        """Objective of every stored state (NaN where an algorithm reports none)."""
+        return np.array([np.nan if s.objective is None else s.objective for s in self.history])
+
+    @property
+    def n_iter(self) -> int:
+        return len(self.history) - 1

@@ -1,0 +1,72 @@
+"""k-means (Lloyd's algorithm) with k-means++ seeding."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pairlab import Algorithm, Param, State, hookimpl
+from pairlab.errors import InvalidInputError
+from pairlab.mixture import kmeans_plusplus
+
+
+def _sq_distances(X: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    d2 = (X**2).sum(axis=1)[:, None] - 2 * X @ centers.T + (centers**2).sum(axis=1)[None, :]
+    return np.maximum(d2, 0.0)
+
+
+class KMeans(Algorithm):
+    """Lloyd's k-means: assign each point to its nearest centre, move centres to the means.
+
+    The objective is the within-cluster sum of squares (inertia); an empty cluster keeps its
+    previous centre.
+    """
+
+    name = "kmeans"
+    title = "k-means (Lloyd)"
+    citation = "Lloyd (1982); Arthur & Vassilvitskii (2007) for k-means++ seeding"
+    uses_constraints = False
+    accepts_means_init = True
+    params = (
+        Param("n_clusters", int, 2, "number of clusters", low=1),
+        Param("max_iter", int, 300, "maximum number of iterations", low=1),
+        Param("means_init", np.ndarray, None, "initial centres (k, d)", nullable=True),
+    )
+
+    def _state(self, iteration: int, centers: np.ndarray) -> State:
+        d2 = _sq_distances(self.X, centers)
+        labels = d2.argmin(axis=1)
+        inertia = float(d2[np.arange(labels.size), labels].sum())
+        return State(iteration, labels, objective=inertia, objective_name="inertia",
+                     model={"centers": centers, "means": centers})
+
+    def initialize(self) -> State:
+        k = self.params["n_clusters"]
+        if k > self.dataset.n_samples:
+            raise InvalidInputError(
+                f"n_clusters={k} exceeds the number of points ({self.dataset.n_samples})."
+            )
+        centers = self.params["means_init"]
+        if centers is None:
+            centers = kmeans_plusplus(self.X, k, self.rng)
+        elif centers.shape != (k, self.X.shape[1]):
+            raise InvalidInputError(
+                f"means_init must have shape {(k, self.X.shape[1])}, got {centers.shape}."
+            )
+        return self._state(0, np.array(centers, dtype=float))
+
+    def step(self, state: State) -> State:
+        old = state.model["centers"]
+        k = old.shape[0]
+        counts = np.bincount(state.labels, minlength=k)
+        sums = np.zeros_like(old)
+        np.add.at(sums, state.labels, self.X)
+        centers = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], old)
+        return self._state(state.iteration + 1, centers)
+
+    def converged(self, previous: State, current: State) -> bool:
+        return bool(np.array_equal(previous.labels, current.labels))
+
+
+@hookimpl
+def pairlab_algorithms():
+    return [KMeans]

@@ -1,0 +1,37 @@
+"""Shared test utilities."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+
+def make_site_plugin(root: Path, dist: str, module: str, source: str, ep_name: str | None = None,
+                     version: str = "0.1") -> Path:
+    """Create an importable module plus a dist-info with a ``pairlab`` entry point in ``root``.
+
+    This is what ``pip install`` leaves in site-packages, so importlib.metadata finds it exactly
+    as it finds an installed third-party plugin.
+    """
+    root.mkdir(parents=True, exist_ok=True)
+    (root / f"{module}.py").write_text(textwrap.dedent(source))
+    info = root / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text(f"[pairlab]\n{ep_name or module} = {module}\n")
+    return root
+
+
+def run_cli(*args: str, extra_path: Path | None = None, external: bool = False,
+            timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run ``python -m pairlab ARGS`` in a subprocess (optionally with a site dir on the path)."""
+    env = dict(os.environ)
+    if external:
+        env.pop("PAIRLAB_DISABLE_PLUGINS", None)
+    if extra_path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(extra_path), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "pairlab", *args], capture_output=True,
+                          text=True, env=env, timeout=timeout)
