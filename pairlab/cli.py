@@ -216,6 +216,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=".", metavar="DIR", help="output folder")
     p.set_defaults(func=cmd_reproduce)
 
+    from . import bench
+
+    p = sub.add_parser("bench", help="time algorithms against reference implementations")
+    bench.add_arguments(p)
+    p.set_defaults(func=bench.run)
+
     p = sub.add_parser("gui", help="open the desktop teaching app")
     p.set_defaults(func=cmd_gui)
     return parser

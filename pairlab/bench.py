@@ -1,0 +1,236 @@
+"""``pairlab bench``: speed measured against references in one run.
+
+A benchmark case times one unit of work (usually one iteration) of a subject and of a reference on
+the same data in the same process, and reports the median times and their ratio against the goal
+the issue tracker set. Cases live in ``pairlab/benchcases/<topic>.py`` modules, each defining
+``cases(quick: bool) -> list[BenchCase]``. Scaling runs time one step of every registered
+algorithm at several sizes and fit the growth exponent in n.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import pkgutil
+import platform
+import statistics
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BenchCase", "discover_cases", "machine_info", "run_case", "scaling", "time_call"]
+
+
+@dataclass
+class BenchCase:
+    """One comparison: ``subject`` and ``reference`` each do one unit of work on prepared data."""
+
+    name: str
+    subject: Callable[[], object]
+    reference: Callable[[], object] | None
+    reference_name: str
+    n: int
+    d: int
+    k: int
+    links: int
+    goal: float | None = None
+    group: str = ""
+
+
+def time_call(fn: Callable[[], object], *, repeats: int = 5, warmup: int = 1,
+              min_time: float = 0.0) -> float:
+    """Median wall time of ``fn()`` over ``repeats`` runs after ``warmup`` untimed runs.
+
+    With ``min_time``, short calls are looped so that each timed sample lasts at least that long.
+    """
+    for _ in range(warmup):
+        fn()
+    loops = 1
+    if min_time > 0:
+        start = time.perf_counter()
+        fn()
+        once = max(time.perf_counter() - start, 1e-9)
+        loops = max(1, int(min_time / once))
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        samples.append((time.perf_counter() - start) / loops)
+    return statistics.median(samples)
+
+
+def discover_cases(quick: bool, only: str | None = None) -> tuple[list[BenchCase], list[str]]:
+    """Collect cases from every ``pairlab.benchcases`` module; errors are reported, not fatal."""
+    from . import benchcases
+
+    cases: list[BenchCase] = []
+    errors: list[str] = []
+    for mod in sorted(pkgutil.iter_modules(benchcases.__path__), key=lambda m: m.name):
+        try:
+            module = importlib.import_module(f"pairlab.benchcases.{mod.name}")
+            found = module.cases(quick)
+        except Exception as exc:  # a broken case module must not stop the others
+            errors.append(f"{mod.name}: {type(exc).__name__}: {exc}")
+            continue
+        cases.extend(found)
+    if only:
+        cases = [c for c in cases if only in c.name or only == c.group]
+    return cases, errors
+
+
+def run_case(case: BenchCase, *, repeats: int, min_time: float) -> dict[str, Any]:
+    """Time a case; the result is one JSON-ready entry."""
+    entry: dict[str, Any] = {
+        "name": case.name, "group": case.group, "n": case.n, "d": case.d, "k": case.k,
+        "links": case.links, "reference": case.reference_name, "goal": case.goal,
+    }
+    try:
+        entry["median_seconds"] = time_call(case.subject, repeats=repeats, min_time=min_time)
+        if case.reference is not None:
+            entry["reference_seconds"] = time_call(case.reference, repeats=repeats,
+                                                   min_time=min_time)
+            entry["ratio"] = entry["median_seconds"] / entry["reference_seconds"]
+        else:
+            entry["reference_seconds"] = entry["ratio"] = None
+        entry["met"] = None if case.goal is None or entry["ratio"] is None else (
+            entry["ratio"] <= case.goal)
+    except Exception as exc:
+        entry["error"] = f"{type(exc).__name__}: {exc}"
+        entry["where"] = traceback.format_exc(limit=-1).strip().splitlines()[-2:]
+    return entry
+
+
+SCALING_SETUPS: dict[str, dict[str, Any]] = {
+    "gmm": {"n_components": 4},
+    "kmeans": {"n_clusters": 4},
+    "gmpr": {"n_components": 4},
+    "gmpr-mixture": {"n_components": 4},
+    "constrained-em": {"n_components": 4},
+    "ppc": {"n_components": 4},
+    "affinity-propagation": {},
+    "scssap": {},
+    "rdpmeans": {},
+    "dpmeans": {},
+}
+
+
+def scaling(quick: bool, only: str | None = None) -> list[dict[str, Any]]:
+    """Time one step of each registered algorithm at three sizes; fit log t = a log n + b.
+
+    Data: 4 Gaussian blobs in 2-D with n/10 random must-links and n/10 cannot-links for
+    algorithms that use constraints. Quadratic algorithms (affinity propagation) get smaller n.
+    """
+    from .constraint_generators import random_pairs
+    from .registry import get_registry
+    from .run import Run
+
+    reg = get_registry()
+    out = []
+    for name, params in SCALING_SETUPS.items():
+        if name not in reg.names("algorithms") or (only and only not in name and name not in only):
+            continue
+        quadratic = name in ("affinity-propagation", "scssap")
+        if quick:
+            sizes = [200, 400, 800] if quadratic else [1000, 2000, 4000]
+        else:
+            sizes = [500, 1000, 2000] if quadratic else [5000, 10000, 20000]
+        algo = reg.algorithm(name)
+        times = []
+        try:
+            for n in sizes:
+                data = reg.dataset("gaussian-blobs").make(seed=0, n_samples=n, n_centers=4,
+                                                          cluster_std=1.5)
+                links = random_pairs(data.y, n // 10, n // 10, np.random.default_rng(0)) \
+                    if algo.uses_constraints else None
+                run = Run(algo, data, links, params, seed=0)
+                state = run.state
+                times.append(time_call(lambda r=run, s=state: r.algorithm.step(s), repeats=3))
+            slope = float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
+            out.append({"algorithm": name, "sizes": sizes, "seconds": times, "exponent": slope})
+        except Exception as exc:
+            out.append({"algorithm": name, "sizes": sizes, "error": f"{type(exc).__name__}: {exc}"})
+    return out
+
+
+def machine_info() -> dict[str, Any]:
+    blas = None
+    try:
+        cfg = np.show_config(mode="dicts")
+        blas = cfg.get("Build Dependencies", {}).get("blas", {}).get("name")
+    except Exception:  # older numpy without mode="dicts"
+        pass
+    threads = None
+    try:
+        from threadpoolctl import threadpool_info
+
+        threads = [{"api": i.get("internal_api"), "threads": i.get("num_threads")}
+                   for i in threadpool_info()]
+    except ImportError:
+        pass
+    return {
+        "cores": os.cpu_count(), "platform": platform.platform(),
+        "python": platform.python_version(), "numpy": np.__version__, "blas": blas,
+        "threadpools": threads,
+    }
+
+
+def _fmt_s(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 1e3:9.2f} ms" if value < 1 else f"{value:9.3f} s "
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
+    parser.add_argument("--json", metavar="FILE", help="write results as JSON")
+    parser.add_argument("--only", metavar="NAME", help="cases whose name contains NAME")
+    parser.add_argument("--repeats", type=int, default=None, help="timed runs per measurement")
+    parser.add_argument("--no-scaling", action="store_true", help="skip the scaling runs")
+
+
+def run(args: argparse.Namespace) -> int:
+    repeats = args.repeats or (3 if args.quick else 7)
+    min_time = 0.02 if args.quick else 0.1
+    cases, errors = discover_cases(args.quick, args.only)
+    results = []
+    print(f"{'case':<38} {'n':>7} {'links':>7} {'subject':>12} {'reference':>12} "
+          f"{'ratio':>7} {'goal':>6}  reference")
+    for case in cases:
+        entry = run_case(case, repeats=repeats, min_time=min_time)
+        results.append(entry)
+        if "error" in entry:
+            print(f"{case.name:<38} ERROR {entry['error']}")
+            continue
+        ratio = "-" if entry["ratio"] is None else f"{entry['ratio']:7.2f}"
+        goal = "-" if case.goal is None else f"{case.goal:6.1f}"
+        flag = "" if entry["met"] is None else ("  ok" if entry["met"] else "  SLOWER THAN GOAL")
+        print(f"{case.name:<38} {case.n:>7} {case.links:>7} {_fmt_s(entry['median_seconds']):>12} "
+              f"{_fmt_s(entry['reference_seconds']):>12} {ratio:>7} {goal:>6}  "
+              f"{case.reference_name}{flag}")
+    for err in errors:
+        print(f"case module failed: {err}", file=sys.stderr)
+    scale = [] if args.no_scaling else scaling(args.quick, args.only)
+    if scale:
+        print("\nscaling (one step, time vs n):")
+        for s in scale:
+            if "error" in s:
+                print(f"  {s['algorithm']:<22} ERROR {s['error']}")
+                continue
+            cells = ", ".join(f"n={n}: {_fmt_s(t).strip()}" for n, t in
+                              zip(s["sizes"], s["seconds"], strict=True))
+            print(f"  {s['algorithm']:<22} exponent {s['exponent']:.2f}   ({cells})")
+    if args.json:
+        from .constraints import atomic_write_text
+
+        doc = {"machine": machine_info(), "quick": args.quick, "cases": results,
+               "scaling": scale, "case_module_errors": errors}
+        atomic_write_text(args.json, json.dumps(doc, indent=1) + "\n")
+    return 0

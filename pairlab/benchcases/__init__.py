@@ -1,0 +1,1 @@
+"""Benchmark cases for ``pairlab bench``: one module per topic, each with ``cases(quick)``."""

@@ -1,0 +1,47 @@
+"""Plain EM iteration against scikit-learn's GaussianMixture iteration (same data, same start)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from pairlab.bench import BenchCase
+from pairlab.dataset import Dataset
+from pairlab.run import Run
+
+
+def _blobs(n: int, d: int, k: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    centers = rng.uniform(-10, 10, size=(k, d))
+    return centers[rng.integers(k, size=n)] + rng.normal(size=(n, d))
+
+
+def cases(quick: bool) -> list[BenchCase]:
+    n, d, k = (20_000, 2, 4) if quick else (100_000, 2, 4)
+    X = _blobs(n, d, k)
+    run = Run("gmm", Dataset(X), params={"n_components": k}, seed=0)
+    state = run.state
+    out = []
+    reference, ref_name = None, "scikit-learn unavailable"
+    try:
+        from sklearn.mixture import GaussianMixture
+
+        m = state.model
+        gm = GaussianMixture(k, max_iter=1, weights_init=m["weights"], means_init=m["means"],
+                             precisions_init=np.linalg.inv(m["covariances"]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gm.fit(X)
+
+        def reference() -> object:
+            _, log_resp = gm._e_step(X)
+            gm._m_step(X, log_resp)
+            return gm
+
+        ref_name = "scikit-learn GaussianMixture E+M step"
+    except ImportError:
+        pass
+    out.append(BenchCase("gmm-em-iteration", lambda: run.algorithm.step(state), reference,
+                         ref_name, n, d, k, 0, goal=1.0, group="gmm"))
+    return out
