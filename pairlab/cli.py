@@ -163,19 +163,6 @@ def _not_yet(what: str) -> int:
     return 2
 
 
-def cmd_reproduce(args: argparse.Namespace) -> int:
-    reg = _registry()
-    if args.list or not args.name:
-        names = reg.names("reproductions")
-        if not names:
-            print("no reproductions are registered")
-        for e in reg.entries("reproductions"):
-            print(f"{e.name:<12} {e.obj.title}")
-        return 0 if args.list else 2
-    reg.reproduction(args.name)
-    return _not_yet("running reproductions")
-
-
 def cmd_gui(args: argparse.Namespace) -> int:
     return _not_yet("the desktop app (`pairlab gui`)")
 
@@ -210,11 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_run)
 
+    from . import reproduce
+
     p = sub.add_parser("reproduce", help="regenerate a paper's figure")
-    p.add_argument("name", nargs="?", help="reproduction name")
-    p.add_argument("--list", action="store_true", help="list reproductions")
-    p.add_argument("--out", default=".", metavar="DIR", help="output folder")
-    p.set_defaults(func=cmd_reproduce)
+    reproduce.add_arguments(p)
+    p.set_defaults(func=reproduce.run)
 
     from . import bench
 
@@ -230,6 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(argv) if argv is not None else sys.argv[1:]
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
