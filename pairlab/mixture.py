@@ -11,7 +11,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from scipy import linalg
-from scipy.special import logsumexp
 
 from .algorithm import Algorithm
 from .errors import InvalidInputError
@@ -25,6 +24,7 @@ __all__ = [
     "gaussian_m_step",
     "initial_parameters",
     "kmeans_plusplus",
+    "log_normalize",
     "precision_cholesky",
 ]
 
@@ -70,6 +70,27 @@ def estimate_log_gaussian(X: np.ndarray, means: np.ndarray, prec_chol: np.ndarra
         y = X @ prec_chol[j] - means[j] @ prec_chol[j]
         out[:, j] = np.einsum("ij,ij->i", y, y)
     return -0.5 * (d * np.log(2 * np.pi) + out) + log_det
+
+
+def log_normalize(log_p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-normalise ``exp(log_p)``: return ``(posteriors, log_norm)`` with log_norm = logsumexp.
+
+    One pass of exp instead of logsumexp followed by a second exp (about twice as fast as
+    ``scipy.special.logsumexp`` then ``exp``). Rows of all ``-inf`` give ``log_norm = -inf`` and
+    uniform posteriors rather than NaN.
+    """
+    m = log_p.max(axis=1)
+    m = np.where(np.isfinite(m), m, 0.0)
+    post = np.exp(log_p - m[:, None])
+    total = post.sum(axis=1)
+    with np.errstate(divide="ignore"):
+        log_norm = np.log(total) + m
+    empty = total == 0
+    if empty.any():
+        post[empty] = 1.0
+        total[empty] = post.shape[1]
+    post /= total[:, None]
+    return post, log_norm
 
 
 def gaussian_m_step(
@@ -217,7 +238,7 @@ class MixtureAlgorithm(Algorithm):
         """Posterior over components of unseen points under the fitted mixture (GM-PR eq. 11)."""
         log_p = weighted_log_prob(X, state.model["weights"], state.model["means"],
                                   state.model["precisions_cholesky"])
-        return np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True))
+        return log_normalize(log_p)[0]
 
 
 def weighted_log_prob(X: np.ndarray, weights: np.ndarray, means: np.ndarray,

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
 
 from pairlab import hookimpl
-from pairlab.mixture import MixtureAlgorithm, weighted_log_prob
+from pairlab.mixture import MixtureAlgorithm, log_normalize, weighted_log_prob
 
 
 class GaussianMixtureEM(MixtureAlgorithm):
@@ -25,9 +24,7 @@ class GaussianMixtureEM(MixtureAlgorithm):
 
     def e_step(self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
                ) -> tuple[np.ndarray, float, dict[str, Any]]:
-        log_p = weighted_log_prob(self.X, weights, means, prec_chol)
-        log_norm = logsumexp(log_p, axis=1)
-        resp = np.exp(log_p - log_norm[:, None])
+        resp, log_norm = log_normalize(weighted_log_prob(self.X, weights, means, prec_chol))
         return resp, float(log_norm.sum()), {}
 
 

@@ -1,0 +1,50 @@
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+
+from pairlab import InvalidInputError
+from pairlab.mixture import (
+    estimate_log_gaussian,
+    kmeans_plusplus,
+    log_normalize,
+    precision_cholesky,
+)
+
+
+def test_log_normalize_matches_logsumexp_and_survives_far_points():
+    rng = np.random.default_rng(0)
+    log_p = rng.normal(scale=300, size=(50, 4)) - 5000
+    post, log_norm = log_normalize(log_p)
+    np.testing.assert_allclose(log_norm, logsumexp(log_p, axis=1), rtol=1e-12)
+    np.testing.assert_allclose(post, np.exp(log_p - logsumexp(log_p, axis=1, keepdims=True)),
+                               atol=1e-14)
+    log_p[3] = -np.inf
+    post, log_norm = log_normalize(log_p)
+    assert log_norm[3] == -np.inf and np.all(np.isfinite(post)) and post[3, 0] == 0.25
+
+
+def test_log_gaussian_matches_scipy():
+    from scipy.stats import multivariate_normal
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20, 3))
+    means = rng.normal(size=(2, 3))
+    a = rng.normal(size=(2, 3, 3))
+    covs = a @ a.transpose(0, 2, 1) + np.eye(3)
+    got = estimate_log_gaussian(X, means, precision_cholesky(covs))
+    want = np.column_stack([multivariate_normal(m, c).logpdf(X) for m, c in zip(means, covs, strict=True)])
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_singular_covariance_message():
+    with pytest.raises(InvalidInputError, match="component 1 is singular"):
+        precision_cholesky(np.array([np.eye(2), np.zeros((2, 2))]))
+
+
+def test_kmeans_plusplus_deterministic_and_distinct():
+    X = np.random.default_rng(2).normal(size=(100, 2))
+    a = kmeans_plusplus(X, 5, np.random.default_rng(3))
+    b = kmeans_plusplus(X, 5, np.random.default_rng(3))
+    assert np.array_equal(a, b) and len(np.unique(a, axis=0)) == 5
+    with pytest.raises(InvalidInputError, match="lower n_components"):
+        kmeans_plusplus(X[:3], 5, np.random.default_rng(0))
