@@ -1,0 +1,81 @@
+"""The example external plugin (plugins/pairlab-cop-kmeans) installs and works like a third party's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers import run_cli
+from tests.plugin_install import REPO, env_with, pip_install_target
+
+PACKAGE = REPO / "plugins" / "pairlab-cop-kmeans"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """The package pip-installed into a throwaway folder (once per module); (target, source copy)."""
+    root = tmp_path_factory.mktemp("cop")
+    target = root / "site"
+    source = pip_install_target(PACKAGE, target)
+    return target, source
+
+
+def test_installs_as_a_normal_distribution(installed):
+    target, _ = installed
+    assert (target / "pairlab_cop_kmeans" / "algorithm.py").is_file()
+    (info,) = target.glob("pairlab_cop_kmeans-0.1.0.dist-info")
+    assert "[pairlab]\ncop_kmeans = pairlab_cop_kmeans.plugin" in (info / "entry_points.txt").read_text()
+
+
+def test_appears_in_pairlab_list_and_plugins(installed):
+    target, _ = installed
+    out = run_cli("list", "--json", extra_path=target, external=True)
+    assert out.returncode == 0, out.stderr
+    algos = {a["name"]: a for a in json.loads(out.stdout)["algorithms"]}
+    cop = algos["cop-kmeans"]
+    assert cop["plugin"] == "cop_kmeans" and cop["version"] == "0.1.0"
+    assert {p["name"] for p in cop["params"]} >= {"n_clusters", "max_iter", "closure", "order"}
+    assert "gmm" in algos  # the built-ins are still there
+
+    out = run_cli("plugins", extra_path=target, external=True)
+    line = next(s for s in out.stdout.splitlines() if s.startswith("cop_kmeans"))
+    assert "pairlab-cop-kmeans 0.1.0 (external) ok" in line and "cop-kmeans" in line
+
+    hidden = run_cli("list", "--json", extra_path=target, external=False)
+    assert "cop-kmeans" not in {a["name"] for a in json.loads(hidden.stdout)["algorithms"]}
+
+
+def test_runs_from_pairlab_run(installed):
+    target, _ = installed
+    out = run_cli("run", "cop-kmeans", "--dataset", "two-moons", "--must-link", "5",
+                  "--cannot-link", "5", "--json", "--labels", extra_path=target, external=True)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["algorithm"] == "cop-kmeans" and result["converged"]
+    assert result["n_must_link"] == 5 and result["n_cannot_link"] == 5
+    assert result["metrics"]["constraints-satisfied"] == 1.0  # hard constraints
+    assert result["objective_name"] == "inertia" and len(set(result["labels"])) == 2
+
+
+def test_infeasible_links_give_a_one_line_error(installed, tmp_path):
+    target, _ = installed
+    links = tmp_path / "links.json"
+    links.write_text(json.dumps({"n_samples": 200, "must_link": [],
+                                 "cannot_link": [[0, 1], [1, 2], [0, 2]]}))
+    out = run_cli("run", "cop-kmeans", "--dataset", "two-moons", "--constraints", str(links),
+                  extra_path=target, external=True)
+    assert out.returncode == 1
+    assert out.stderr.startswith("pairlab: error: COP-KMeans cannot assign point")
+    assert "Traceback" not in out.stderr
+
+
+def test_the_packages_own_tests_pass(installed):
+    target, source = installed
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                         cwd=source, env=env_with(target), capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert " passed" in out.stdout and "failed" not in out.stdout
