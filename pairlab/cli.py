@@ -209,6 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_arguments(p)
     p.set_defaults(func=bench.run)
 
+    from . import scaffold
+
+    p = sub.add_parser("new-plugin", help="write a ready-to-install plugin package skeleton")
+    scaffold.add_arguments(p)
+    p.set_defaults(func=scaffold.run)
+
     p = sub.add_parser("gui", help="open the desktop teaching app")
     p.set_defaults(func=cmd_gui)
     return parser
