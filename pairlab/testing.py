@@ -87,11 +87,15 @@ def make_check_constraints(dataset: Dataset, n_must_link: int = 4, n_cannot_link
 class ConformanceError(AssertionError):
     """A plugin broke pairlab's contract; the message lists every failed check."""
 
-    def __init__(self, subject: str, failures: list[tuple[str, str]]) -> None:
+    def __init__(self, subject: str, failures: list[tuple[str, str]],
+                 skipped: list[str] | None = None) -> None:
         self.subject = subject
         self.failures = failures
+        self.skipped = list(skipped or [])
         lines = [f"pairlab conformance: {subject} failed {len(failures)} check(s):"]
         lines += [f"  - {check}: {msg}" for check, msg in failures]
+        if skipped:
+            lines.append(f"  (not run because of these: {', '.join(skipped)})")
         super().__init__("\n".join(lines))
 
 
@@ -102,6 +106,7 @@ class CheckReport:
     subject: str
     passed: list[str] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -113,6 +118,10 @@ class CheckReport:
 
 
 class _Failed(Exception):
+    pass
+
+
+class _Skipped(Exception):
     pass
 
 
@@ -133,6 +142,9 @@ class _Checker:
     def run(self, name: str, fn: Callable[[], None]) -> bool:
         try:
             fn()
+        except _Skipped:
+            self.report.skipped.append(name)
+            return False
         except _Failed as exc:
             self.report.failures.append((name, str(exc)))
             return False
@@ -144,7 +156,7 @@ class _Checker:
 
     def finish(self, raise_on_failure: bool) -> CheckReport:
         if self.report.failures and raise_on_failure:
-            raise ConformanceError(self.report.subject, self.report.failures)
+            raise ConformanceError(self.report.subject, self.report.failures, self.report.skipped)
         return self.report
 
 
@@ -520,7 +532,7 @@ def check_algorithm(
 
     def inputs_untouched() -> None:
         if "direct" not in runs:
-            _fail("skipped: states-valid failed")
+            raise _Skipped
         # The direct run happened between the snapshot (taken below) and now.
         changed = _inputs_diff(input_snapshot, data, links)
         if changed:
@@ -528,7 +540,7 @@ def check_algorithm(
 
     def deterministic() -> None:
         if "direct" not in runs:
-            _fail("skipped: states-valid failed")
+            raise _Skipped
         for scramble in (1, 2):
             with _scrambled_global_rngs(scramble):
                 algo = make()
@@ -576,7 +588,7 @@ def check_algorithm(
 
     def predict_proba() -> None:
         if "direct" not in runs:
-            _fail("skipped: states-valid failed")
+            raise _Skipped
         algo = make()
         state = runs["direct"][-1]
         X_new = np.vstack([data.X[:7] + 0.01, data.X.mean(axis=0, keepdims=True)])
@@ -669,7 +681,7 @@ def check_dataset(
 
     def deterministic() -> None:
         if "first" not in made:
-            _fail("skipped: valid-dataset failed")
+            raise _Skipped
         ref = made["first"]
         for scramble in (1, 2):
             with _scrambled_global_rngs(scramble):
