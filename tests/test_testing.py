@@ -91,8 +91,8 @@ def test_failure_message_names_the_plugin_and_every_broken_check():
     assert "algorithm 'Broken Name'" in msg and "test_testing" in msg and "Broken" in msg
     assert "class-attributes: name 'Broken Name' must be lower-case" in msg
     assert "states-valid" in msg and "labels must be integers" in msg
-    assert "(not run because of these: deterministic, predict-proba, inputs-untouched)" in msg
-    assert info.value.skipped == ["deterministic", "predict-proba", "inputs-untouched"]
+    assert "(not run because of these: deterministic, predict-proba)" in msg
+    assert info.value.skipped == ["deterministic", "predict-proba"]
     assert isinstance(info.value, AssertionError)
 
 
