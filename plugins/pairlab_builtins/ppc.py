@@ -42,6 +42,7 @@ Conventions and choices (each checked against brute-force enumeration in ``tests
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -49,7 +50,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import minimize
 from scipy.sparse.csgraph import connected_components
-from scipy.special import entr, expit, logsumexp
+from scipy.special import entr, expit
 
 from pairlab import Constraints, Param, State, hookimpl
 from pairlab.errors import InconsistentConstraintsError, InvalidInputError
@@ -68,6 +69,14 @@ __all__ = [
 ]
 
 _CHUNK = 1 << 21  # elements per temporary block in the vectorised enumeration
+
+
+def _lse(a: np.ndarray, axis: int = -1) -> np.ndarray:
+    """log sum exp along ``axis`` (rows of -inf give -inf), without scipy's per-call overhead."""
+    m = a.max(axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.exp(a - m).sum(axis=axis)) + np.squeeze(m, axis=axis)
 
 
 # -- the weight matrix W^p -------------------------------------------------------------------------
@@ -259,7 +268,7 @@ class _CliqueGroup:
             score = self.pair_log(rows)
             for t in range(self.s):
                 score += U[nodes[:, t]][:, self.configs[:, t]]
-            lse = logsumexp(score, axis=1)
+            lse = _lse(score, axis=1)
             P = np.exp(score - lse[:, None])
             Q[nodes] = (P @ self.onehot).reshape(-1, self.s, self.M)
             total += float(lse.sum())
@@ -275,7 +284,7 @@ class _CliqueGroup:
         for k in range(0, B, step):
             A = logpi[k:k + step][:, self.configs]  # (b, C, s)
             score = np.einsum("bcs,us->buc", A, sizes) + self.u_pair_log[None]
-            lse = logsumexp(score, axis=2)
+            lse = _lse(score, axis=2)
             out[k:k + step] = lse @ self.u_count
             if grad:
                 P = np.exp(score[0] - lse[0][:, None])
@@ -285,17 +294,6 @@ class _CliqueGroup:
 
 
 # -- log Omega(pi) ----------------------------------------------------------------------------------
-def _log_power_sums(logpi: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """log sum_k pi_k^m for every batch row and every m: (B, len(m))."""
-    return logsumexp(m[None, :, None] * logpi[:, None, :], axis=2)
-
-
-def _dlog_power_sum(logpi: np.ndarray, m: float) -> np.ndarray:
-    """d log sum_k pi_k^m / d log pi (M,)."""
-    z = m * logpi
-    return m * np.exp(z - logsumexp(z))
-
-
 class _Omega:
     """log Omega(pi) of eq. 2.12 as a sum over cliques, with its gradient in log pi."""
 
@@ -315,8 +313,13 @@ class _Omega:
                 self.edge_logc = np.where(pos, 2 * self.edge_w + np.log1p(-np.exp(-2 * self.edge_w)),
                                           np.log(-np.expm1(2 * self.edge_w)))
         else:
-            self.edge_sa = np.empty(0)
+            self.edge_sa = self.edge_sb = np.empty(0)
         self.trivial = not groups and sz.size == 0 and self.edge_sa.size == 0
+        # every power m whose sum_k pi_k^m is needed, and where each term finds it
+        ea, eb = self.edge_sa, self.edge_sb
+        self.powers = np.unique(np.concatenate([sz, ea, eb, ea + eb]).astype(float))
+        self.node_idx = np.searchsorted(self.powers, sz)
+        self.ia, self.ib, self.iab = (np.searchsorted(self.powers, m) for m in (ea, eb, ea + eb))
 
     def value(self, logpi: np.ndarray) -> np.ndarray:
         """log Omega for a batch of log pi of shape (B, M)."""
@@ -331,16 +334,19 @@ class _Omega:
         B, M = logpi.shape
         out = np.zeros(B)
         g = np.zeros(M)
-        sz, cnt = self.node_terms
-        if sz.size:
-            out += _log_power_sums(logpi, sz) @ cnt
+        if self.powers.size:
+            z = self.powers[None, :, None] * logpi[:, None, :]
+            lp = _lse(z, axis=2)  # log p_m = log sum_k pi_k^m, (B, P)
+            # d log p_m / d log pi_k = m pi_k^m / p_m
+            D = self.powers[:, None] * np.exp(z[0] - lp[0][:, None]) if grad else None
+        _, cnt = self.node_terms
+        if cnt.size:
+            out += lp[:, self.node_idx] @ cnt
             if grad:
-                for m, c in zip(sz, cnt, strict=True):
-                    g += c * _dlog_power_sum(logpi[0], m)
+                g += cnt @ D[self.node_idx]
         if self.edge_sa.size:
-            sa, sb = self.edge_sa, self.edge_sb
-            lpa, lpb, lpab = (_log_power_sums(logpi, m) for m in (sa, sb, sa + sb))
-            x = self.edge_logc + lpab - lpa - lpb  # log |c| r with r = p_{a+b} / (p_a p_b)
+            # log |c| r with r = p_{a+b} / (p_a p_b); the edge factor relative to independence is 1 + c r
+            x = self.edge_logc + lp[:, self.iab] - lp[:, self.ia] - lp[:, self.ib]
             pos = self.edge_w > 0
             with np.errstate(divide="ignore", invalid="ignore"):
                 term = np.where(pos, np.logaddexp(0.0, x), np.log1p(-np.exp(np.minimum(x, 0.0))))
@@ -348,10 +354,7 @@ class _Omega:
                 frac = np.where(pos, expit(x[0]), -e / (1.0 - e))  # t / (1 + t), t = c r
             out += term @ self.edge_count
             if grad:
-                for k in range(sa.size):
-                    d = (_dlog_power_sum(logpi[0], sa[k] + sb[k]) - _dlog_power_sum(logpi[0], sa[k])
-                         - _dlog_power_sum(logpi[0], sb[k]))
-                    g += self.edge_count[k] * frac[k] * d
+                g += (self.edge_count * frac) @ (D[self.iab] - D[self.ia] - D[self.ib])
         for grp in self.groups:
             v, gg = grp.log_omega(logpi, grad)
             out += v
@@ -402,29 +405,41 @@ def _softmax_rows(logits: np.ndarray) -> np.ndarray:
 
 
 class _Approximate:
-    """Gibbs sampling (eq. 3.1) and mean field (eq. 3.5) over a set of nodes joined by soft weights."""
+    """Gibbs sampling (eq. 3.1) and mean field (eq. 3.5) over a set of nodes joined by soft weights.
+
+    ``nodes`` is stored sorted by colour class, so each class is a contiguous slice.
+    """
 
     def __init__(self, graph: _LinkGraph, nodes: np.ndarray) -> None:
-        self.nodes = nodes
         W = graph.soft if nodes.size == graph.n_nodes else graph.soft[nodes][:, nodes].tocsr()
-        self.W = W
         colour = _greedy_colouring(W)
-        self.blocks = []
-        for c in range(int(colour.max()) + 1 if colour.size else 0):
-            idx = np.flatnonzero(colour == c)
-            self.blocks.append((idx, (2.0 * W[idx]).tocsr()))
+        order = np.argsort(colour, kind="stable")
+        self.nodes = nodes[order]
+        self.W = W[order][:, order].tocsr()
+        bounds = np.searchsorted(colour[order], np.arange(int(colour.max()) + 2 if colour.size else 1))
+        self.blocks = [(slice(int(lo), int(hi)), (2.0 * self.W[lo:hi]).tocsr())
+                       for lo, hi in itertools.pairwise(bounds)]
+        # exp(U - max U) * exp(2 W Q) cannot overflow or vanish when 2 sum_j |W_ij| stays moderate
+        self.shift_once = float(2.0 * np.asarray(abs(self.W).sum(axis=1)).max(initial=0.0)) < 500.0
 
     def mean_field(self, U: np.ndarray, Q: np.ndarray, max_iter: int, tol: float) -> tuple[np.ndarray, int]:
         """Q_i(k) <- exp(U_i(k) + 2 sum_j W_ij Q_j(k)) / norm, one colour class at a time."""
         Q = Q.copy()
+        ones = np.ones(U.shape[1])
+        P0 = np.exp(U - U.max(axis=1, keepdims=True)) if self.shift_once else None
         it = 0
         while it < max_iter:
             it += 1
             delta = 0.0
-            for idx, W2 in self.blocks:
-                new = _softmax_rows(U[idx] + W2 @ Q)
-                delta = max(delta, float(np.abs(new - Q[idx]).max()))
-                Q[idx] = new
+            for sl, W2 in self.blocks:
+                field = W2 @ Q
+                if P0 is not None:
+                    new = P0[sl] * np.exp(field)
+                    new /= (new @ ones)[:, None]
+                else:
+                    new = _softmax_rows(U[sl] + field)
+                delta = max(delta, float(np.abs(new - Q[sl]).max()))
+                Q[sl] = new
             if delta <= tol:
                 break
         return Q, it
@@ -433,22 +448,20 @@ class _Approximate:
               sweeps: int, rao_blackwell: bool) -> tuple[np.ndarray, np.ndarray]:
         """Sample means of delta(z_i, k) (or of the conditionals) over ``sweeps`` sweeps."""
         n, M = U.shape
-        if z is None:
-            z = _sample(_softmax_rows(U), rng)
-        else:
-            z = z.copy()
+        z = _sample(_softmax_rows(U), rng) if z is None else z.copy()
         onehot = np.zeros((n, M))
         onehot[np.arange(n), z] = 1.0
         acc = np.zeros((n, M))
         for sweep in range(burn_in + sweeps):
-            for idx, W2 in self.blocks:
-                p = _softmax_rows(U[idx] + W2 @ onehot)
+            for sl, W2 in self.blocks:
+                p = _softmax_rows(U[sl] + W2 @ onehot)
                 new = _sample(p, rng)
-                onehot[idx, z[idx]] = 0.0
-                onehot[idx, new] = 1.0
-                z[idx] = new
+                rows = np.arange(sl.start, sl.stop)
+                onehot[rows, z[sl]] = 0.0
+                onehot[rows, new] = 1.0
+                z[sl] = new
                 if sweep >= burn_in:
-                    acc[idx] += p if rao_blackwell else onehot[idx]
+                    acc[sl] += p if rao_blackwell else onehot[sl]
         return acc / sweeps, z
 
     def bound(self, U: np.ndarray, Q: np.ndarray) -> float:
@@ -638,8 +651,8 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
 def maximize_prior(nk: np.ndarray, omega: _Omega, previous: np.ndarray | None = None) -> np.ndarray:
     """Maximise f(pi) = sum_k N_k log pi_k - log Omega(pi) by L-BFGS over pi = softmax(theta).
 
-    Starts from N_k / N; returns the best of the optimum, the start and ``previous`` (so the
-    update never lowers eq. 2.13: a generalised EM step).
+    Starts from the better of N_k / N and ``previous``, and returns the optimum only if it improves
+    on the start (so the update never lowers eq. 2.13: a generalised EM step).
     """
     N = float(nk.sum())
 
@@ -647,18 +660,18 @@ def maximize_prior(nk: np.ndarray, omega: _Omega, previous: np.ndarray | None = 
         return float(nk @ logpi - omega.value(logpi[None])[0])
 
     def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        logpi = theta - logsumexp(theta)
+        logpi = theta - _lse(theta)
         v, g = omega.value_and_grad(logpi)
         gl = nk - g
         return -(float(nk @ logpi) - v) / N, -(gl - np.exp(logpi) * gl.sum()) / N
 
-    theta0 = np.log(nk / N)
-    res = minimize(fun, theta0, jac=True, method="L-BFGS-B",
-                   options={"maxiter": 500, "ftol": 1e-15, "gtol": 1e-11})
-    candidates = [res.x - logsumexp(res.x), theta0]
+    candidates = [np.log(nk / N)]
     if previous is not None and np.all(previous > 0):
         candidates.append(np.log(previous / previous.sum()))
-    best = max(candidates, key=f)
+    theta0 = max(candidates, key=f)
+    res = minimize(fun, theta0, jac=True, method="L-BFGS-B",
+                   options={"maxiter": 500, "ftol": 1e-15, "gtol": 1e-11})
+    best = max([res.x - _lse(res.x), theta0], key=f)
     weights = np.exp(best)
     return weights / weights.sum()
 
