@@ -1,0 +1,364 @@
+"""The data canvas: draws a :class:`~pairlab.gui.frames.Frame` on a pyqtgraph ``PlotItem``.
+
+:class:`CanvasLayers` owns every graphics item of one plot and is shared by the app
+(:class:`CanvasWidget`) and the headless renderer (:mod:`pairlab.render`), so a paper figure and
+the lecture view are drawn by the same code. Drawing only: all numbers come precomputed in the
+frame.
+
+Points are one ``ScatterPlotItem`` whose positions are set once per data set; a frame only swaps
+brushes and symbols, both taken from small lookup tables (``len(OKABE_ITO) * N_LEVELS + 1``
+brushes), never one brush per point.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui
+
+from .frames import Frame
+from .palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
+
+__all__ = ["CanvasLayers", "CanvasWidget", "ObjectivePlot"]
+
+_N_COLOURS = len(OKABE_ITO)
+_VIOLATION = (200, 0, 60)
+
+
+def _qcolor(rgb: tuple[int, ...], alpha: int = 255) -> QtGui.QColor:
+    return QtGui.QColor(rgb[0], rgb[1], rgb[2], alpha)
+
+
+def _pen(rgb: tuple[int, ...], width: float, *, alpha: int = 255,
+         style: QtCore.Qt.PenStyle = QtCore.Qt.PenStyle.SolidLine) -> QtGui.QPen:
+    pen = QtGui.QPen(_qcolor(rgb, alpha))
+    pen.setWidthF(width)
+    pen.setStyle(style)
+    pen.setCosmetic(True)
+    if style != QtCore.Qt.PenStyle.SolidLine:
+        pen.setDashPattern([4.0, 3.0])
+    return pen
+
+
+def _segments_xy(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x and y arrays for a ``connect="pairs"`` curve from (m, 2, 2) segments."""
+    flat = segments.reshape(-1, 2)
+    return flat[:, 0], flat[:, 1]
+
+
+class CanvasLayers:
+    """All graphics items of one data canvas, attached to ``plot``.
+
+    Call :meth:`show` with a frame; :meth:`set_style` switches sizes (presentation mode).
+    ``show_regions``, ``show_ellipses`` and ``show_exemplars`` switch layers on and off.
+    """
+
+    def __init__(self, plot: pg.PlotItem, style: Style | None = None) -> None:
+        self.plot = plot
+        self.vb = plot.getViewBox()
+        self.style = style or Style()
+        self.show_regions = True
+        self.show_ellipses = True
+        self.show_exemplars = True
+        self.show_title = True
+        # ViewBox paints an invisible border path that pyqtgraph's SVG exporter cannot parse
+        # under Qt 6.11 ("M0,0 ... Z"); without a border nothing is painted.
+        self.vb.border = None
+        plot.setAspectLocked(True)
+        plot.hideButtons()
+        plot.setMenuEnabled(False)
+        plot.showGrid(x=False, y=False)
+        for name in ("left", "bottom"):
+            ax = plot.getAxis(name)
+            ax.setPen(_pen(GREY, 1))
+            ax.setTextPen(_pen((90, 90, 90), 1))
+        self._xy: np.ndarray | None = None
+        self.regions = pg.ImageItem()
+        self.regions.setZValue(-100)
+        self.exemplar_lines = pg.PlotCurveItem(connect="pairs")
+        self.exemplar_lines.setZValue(-20)
+        self.ellipse_items: list[pg.PlotCurveItem] = []
+        self.links = {
+            key: pg.PlotCurveItem(connect="pairs", antialias=True)
+            for key in ("must", "cannot")
+        }
+        self.scatter = pg.ScatterPlotItem(pxMode=True, hoverable=False)
+        self.scatter.setZValue(0)
+        self.violations = pg.ScatterPlotItem(pxMode=True)
+        self.violations.setZValue(6)
+        self.exemplar_marks = pg.ScatterPlotItem(pxMode=True)
+        self.exemplar_marks.setZValue(4)
+        self.means = pg.ScatterPlotItem(pxMode=True)
+        self.means.setZValue(10)
+        self.centers = pg.ScatterPlotItem(pxMode=True)
+        self.centers.setZValue(10)
+        self.init_means = pg.ScatterPlotItem(pxMode=True)
+        self.init_means.setZValue(11)
+        self.selection = pg.ScatterPlotItem(pxMode=True)
+        self.selection.setZValue(12)
+        for item in (self.exemplar_lines, *self.links.values(), self.scatter,
+                     self.violations, self.exemplar_marks, self.means, self.centers,
+                     self.init_means, self.selection):
+            plot.addItem(item)
+        self.vb.addItem(self.regions, ignoreBounds=True)  # the background never widens the view
+        for item in self.links.values():
+            item.setZValue(5)
+        self.info = pg.TextItem(anchor=(0, 0), color=_qcolor(INK))
+        self.info.setParentItem(self.vb)
+        self.info.setPos(6, 2)
+        self.message = pg.TextItem(anchor=(0, 1), color=_qcolor((150, 0, 40)))
+        self.message.setParentItem(self.vb)
+        self.vb.sigResized.connect(self._place_message)
+        self.legend: pg.LegendItem | None = None
+        self.frame: Frame | None = None
+        self.set_style(self.style)
+
+    # -- style --------------------------------------------------------------------------------
+    def set_style(self, style: Style) -> None:
+        self.style = style
+        s = style
+        self._brushes = np.empty(_N_COLOURS * N_LEVELS + 1, dtype=object)
+        for c, rgb in enumerate(OKABE_ITO):
+            for level, tint in enumerate(level_colours(rgb)):
+                self._brushes[c * N_LEVELS + level] = pg.mkBrush(_qcolor(tint))
+        self._brushes[-1] = pg.mkBrush(_qcolor(GREY))
+        self._symbols = np.array(list(SYMBOLS), dtype=object)
+        self._full = [pg.mkBrush(_qcolor(rgb)) for rgb in OKABE_ITO]
+        self._class_pens = [_pen(rgb, s.line_width) for rgb in OKABE_ITO]
+        self._class_pens2 = [_pen(rgb, max(1.0, s.line_width * 0.6), alpha=150) for rgb in OKABE_ITO]
+        self.scatter.setSize(s.point_size)
+        self.scatter.setPen(pg.mkPen(255, 255, 255, 170, width=0.6) if s.point_outline == 0
+                            else pg.mkPen(INK, width=s.point_outline))
+        self.links["must"].setPen(_pen(INK, s.link_width))
+        self.links["cannot"].setPen(_pen(INK, s.link_width, style=QtCore.Qt.PenStyle.DashLine))
+        self.exemplar_lines.setPen(_pen((120, 120, 120), max(0.8, s.line_width * 0.5), alpha=140))
+        font = QtGui.QFont()
+        font.setPointSize(s.font_size)
+        self.info.setFont(font)
+        self.message.setFont(font)
+        for name in ("left", "bottom"):
+            self.plot.getAxis(name).setStyle(tickFont=font)
+        self.plot.titleLabel.setText(self.plot.titleLabel.text, size=f"{s.title_size}pt")
+        if self.frame is not None:
+            xy, self._xy = self.frame.xy, None
+            self.show(self.frame)
+            self._xy = xy
+
+    # -- drawing ------------------------------------------------------------------------------
+    def show(self, frame: Frame) -> None:
+        """Draw ``frame`` (positions are only sent to the scatter item when the data changed)."""
+        self.frame = frame
+        s = self.style
+        if frame.xy is not self._xy:
+            self.scatter.setData(pos=frame.xy, size=s.point_size)
+            self._xy = frame.xy
+        colour = frame.colour
+        has = colour >= 0
+        code = np.where(has, (colour % _N_COLOURS) * N_LEVELS + frame.level, len(self._brushes) - 1)
+        self.scatter.setBrush(self._brushes[code], update=False)
+        self.scatter.setSymbol(self._symbols[np.where(has, colour, 0) % len(SYMBOLS)], update=False)
+        self.scatter.updateSpots()
+        self._show_regions(frame)
+        self._show_links(frame)
+        self._show_ellipses(frame)
+        self._show_model_points(frame)
+        self.info.setText(frame.info)
+        self.message.setText(frame.message or "")
+        self._place_message()
+        if frame.title and self.show_title:
+            self.plot.setTitle(frame.title, size=f"{s.title_size}pt", color=INK)
+
+    def _show_regions(self, frame: Frame) -> None:
+        r = frame.regions
+        if r is None or not self.show_regions:
+            self.regions.setVisible(False)
+            return
+        self.regions.setImage(np.ascontiguousarray(r.rgba.transpose(1, 0, 2)), autoLevels=False,
+                              levels=(0, 255))
+        self.regions.setRect(QtCore.QRectF(*r.rect))
+        self.regions.setVisible(True)
+
+    def _show_links(self, frame: Frame) -> None:
+        for key, segs in (("must", frame.must_link), ("cannot", frame.cannot_link)):
+            item = self.links[key]
+            if len(segs):
+                item.setData(*_segments_xy(segs))
+                item.setVisible(True)
+            else:
+                item.setVisible(False)
+        bad = [frame.must_link[~frame.must_ok], frame.cannot_link[~frame.cannot_ok]]
+        bad = np.concatenate([b for b in bad if len(b)] or [np.empty((0, 2, 2))])
+        if len(bad):
+            mid = bad.mean(axis=1)
+            self.violations.setData(pos=mid, symbol="x", size=self.style.point_size * 1.6,
+                                    brush=pg.mkBrush(_qcolor(_VIOLATION)),
+                                    pen=pg.mkPen(255, 255, 255, width=0.8))
+            self.violations.setVisible(True)
+        else:
+            self.violations.setVisible(False)
+
+    def _show_ellipses(self, frame: Frame) -> None:
+        curves = frame.ellipses if self.show_ellipses else None
+        needed = 0 if curves is None else curves.shape[0] * curves.shape[1]
+        while len(self.ellipse_items) < needed:
+            item = pg.PlotCurveItem(antialias=True)
+            item.setZValue(8)
+            self.vb.addItem(item, ignoreBounds=True)
+            self.ellipse_items.append(item)
+        for k, item in enumerate(self.ellipse_items):
+            if k >= needed:
+                item.setVisible(False)
+                continue
+            assert curves is not None and frame.ellipse_colour is not None
+            comp, sigma = divmod(k, curves.shape[1])
+            c = int(frame.ellipse_colour[comp]) % _N_COLOURS
+            item.setPen(self._class_pens[c] if sigma == 0 else self._class_pens2[c])
+            item.setData(curves[comp, sigma, :, 0], curves[comp, sigma, :, 1])
+            item.setVisible(True)
+
+    def _show_model_points(self, frame: Frame) -> None:
+        s = self.style
+        ink = pg.mkPen(_qcolor(INK), width=max(1.2, s.line_width * 0.8))
+        for item, pts, cols, symbol, size in (
+            (self.means, frame.means, frame.mean_colour, "x", s.mean_size),
+            (self.centers, frame.centers, frame.center_colour, "star", s.mean_size * 1.1),
+        ):
+            if pts is None or len(pts) == 0:
+                item.setVisible(False)
+                continue
+            brushes = [self._full[int(c) % _N_COLOURS] for c in cols]
+            item.setData(pos=pts, symbol=symbol, size=size, brush=brushes, pen=ink)
+            item.setVisible(True)
+        if frame.exemplar_segments is not None and self.show_exemplars:
+            if len(frame.exemplar_segments):
+                self.exemplar_lines.setData(*_segments_xy(frame.exemplar_segments))
+                self.exemplar_lines.setVisible(True)
+            else:
+                self.exemplar_lines.setVisible(False)
+            assert frame.exemplar_points is not None and frame.exemplar_colour is not None
+            brushes = [self._full[int(c) % _N_COLOURS] if c >= 0 else self._brushes[-1]
+                       for c in frame.exemplar_colour]
+            self.exemplar_marks.setData(pos=frame.exemplar_points, symbol="o",
+                                        size=s.point_size * 2.0, brush=brushes, pen=ink)
+            self.exemplar_marks.setVisible(True)
+        else:
+            self.exemplar_lines.setVisible(False)
+            self.exemplar_marks.setVisible(False)
+        if frame.init_means is not None and len(frame.init_means):
+            self.init_means.setData(pos=frame.init_means, symbol="+", size=s.mean_size,
+                                    brush=pg.mkBrush(_qcolor(INK)),
+                                    pen=pg.mkPen(255, 255, 255, width=1))
+            self.init_means.setVisible(True)
+        else:
+            self.init_means.setVisible(False)
+
+    def set_selection(self, points: np.ndarray | None) -> None:
+        """Ring the given view points (the first end of a link being drawn)."""
+        if points is None or len(points) == 0:
+            self.selection.setVisible(False)
+            return
+        self.selection.setData(pos=np.atleast_2d(points), symbol="o", size=self.style.point_size * 3,
+                               brush=pg.mkBrush(0, 0, 0, 0), pen=_pen(INK, 2.0))
+        self.selection.setVisible(True)
+
+    def _place_message(self) -> None:
+        rect = self.vb.boundingRect()
+        self.message.setPos(6, rect.height() - 4)
+
+    def set_range(self, rect: tuple[float, float, float, float]) -> None:
+        x0, y0, w, h = rect
+        self.vb.setRange(xRange=(x0, x0 + w), yRange=(y0, y0 + h), padding=0)
+
+    def add_legend(self, offset: tuple[float, float] = (-8, 8)) -> pg.LegendItem:
+        """A key to the symbols: must-link, cannot-link, violated link, mean."""
+        if self.legend is not None:
+            return self.legend
+        s = self.style
+        legend = pg.LegendItem(offset=offset, labelTextSize=f"{s.font_size}pt",
+                               brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen(GREY),
+                               labelTextColor=_qcolor(INK))
+        legend.setParentItem(self.vb)
+        legend.addItem(pg.PlotDataItem(pen=_pen(INK, s.link_width)), "must-link")
+        legend.addItem(pg.PlotDataItem(pen=_pen(INK, s.link_width,
+                                                style=QtCore.Qt.PenStyle.DashLine)), "cannot-link")
+        legend.addItem(pg.ScatterPlotItem(symbol="x", size=12, brush=pg.mkBrush(_qcolor(_VIOLATION)),
+                                          pen=pg.mkPen(None)), "violated")
+        legend.addItem(pg.ScatterPlotItem(symbol="x", size=14, brush=pg.mkBrush(200, 200, 200),
+                                          pen=pg.mkPen(_qcolor(INK))), "mean")
+        self.legend = legend
+        return legend
+
+
+class CanvasWidget(pg.PlotWidget):
+    """The interactive canvas of one pane: a plot with :class:`CanvasLayers` that reports clicks.
+
+    ``clicked(x, y, px, py, modifiers)`` carries the data coordinates of a left click and the data
+    size of one pixel along each axis (for hit tests measured in pixels).
+    """
+
+    clicked = QtCore.Signal(float, float, float, float, object)
+
+    def __init__(self, parent=None, style: Style | None = None) -> None:
+        super().__init__(parent=parent, background="w")
+        self.layers = CanvasLayers(self.getPlotItem(), style)
+        self.layers.show_title = False  # the pane's header names the algorithm
+        self.scene().sigMouseClicked.connect(self._on_click)
+        self.setMinimumSize(220, 200)
+
+    def _on_click(self, event) -> None:
+        if event.button() != QtCore.Qt.MouseButton.LeftButton or event.double():
+            return
+        vb = self.layers.vb
+        pos = event.scenePos()
+        if not vb.sceneBoundingRect().contains(pos):
+            return
+        p = vb.mapSceneToView(pos)
+        px, py = vb.viewPixelSize()
+        self.clicked.emit(float(p.x()), float(p.y()), float(px), float(py), event.modifiers())
+
+    def widget_pos(self, x: float, y: float) -> QtCore.QPoint:
+        """Viewport coordinates of the data point (x, y) (for tests and tooltips)."""
+        scene = self.layers.vb.mapViewToScene(QtCore.QPointF(x, y))
+        return self.mapFromScene(scene)
+
+
+class ObjectivePlot(pg.PlotWidget):
+    """The objective of every stored state against iteration, with the current one marked."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent=parent, background="w")
+        plot = self.getPlotItem()
+        plot.hideButtons()
+        plot.setMenuEnabled(False)
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        self.curve = plot.plot(pen=_pen((0, 114, 178), 1.8))
+        self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(213, 94, 0),
+                                         pen=pg.mkPen(_qcolor(INK)))
+        plot.addItem(self.marker)
+        self.cursor = pg.InfiniteLine(angle=90, pen=_pen(GREY, 1))
+        plot.addItem(self.cursor)
+        plot.setLabel("bottom", "iteration")
+        for name in ("left", "bottom"):
+            plot.getAxis(name).setPen(_pen(GREY, 1))
+            plot.getAxis(name).setTextPen(_pen((90, 90, 90), 1))
+        self.setMinimumHeight(90)
+        self._n = -1
+
+    def show_values(self, values: np.ndarray, index: int, name: str, font_size: int = 9) -> None:
+        values = np.asarray(values, dtype=float)
+        plot = self.getPlotItem()
+        finite = np.isfinite(values)
+        if not finite.any():
+            self.curve.setData([], [])
+            self.marker.setData([], [])
+            plot.setLabel("left", "(no objective)")
+            return
+        x = np.arange(values.size)
+        self.curve.setData(x[finite], values[finite])
+        if 0 <= index < values.size and finite[index]:
+            self.marker.setData([index], [values[index]])
+        self.cursor.setValue(index)
+        plot.setLabel("left", name, **{"font-size": f"{font_size}pt"})
+        if values.size != self._n:
+            plot.enableAutoRange()
+            self._n = values.size

@@ -1,0 +1,71 @@
+"""Export what the app shows: the current view as PNG or SVG, a whole run as an animated GIF or a
+folder of PNG frames. Everything is drawn by :mod:`pairlab.render`, i.e. by the same canvas."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import InvalidInputError
+from ..render import FigureRenderer, render_frames, save_gif
+from .frames import Frame, data_bounds
+from .model import Lab
+from .palette import Style
+
+__all__ = ["export_animation", "export_view", "lab_frames"]
+
+
+def lab_frames(lab: Lab, t: int | None = None, *, regions: bool = True) -> list[Frame]:
+    """One frame per pane at iteration ``t`` (default: what is on screen)."""
+    return [lab.frame(pane, t, regions=regions) for pane in lab.panes]
+
+
+def _ncols(n: int) -> int:
+    return n if n <= 3 else (2 if n == 4 else 3)
+
+
+def export_view(lab: Lab, path: str | os.PathLike[str], *, regions: bool = True,
+                style: Style | None = None, view_range: tuple[float, float, float, float] | None = None,
+                panel_size: tuple[int, int] = (560, 500), scale: float = 1.0) -> Any:
+    """Write the panes as shown to ``path`` (``.png`` or ``.svg``); returns the ``QImage``."""
+    if lab.dataset is None:
+        raise InvalidInputError("nothing to export: no data set is loaded")
+    frames = lab_frames(lab, regions=regions)
+    view_range = view_range or data_bounds(lab.dataset.view, margin=0.04)
+    return render_frames(frames, path, ncols=_ncols(len(frames)), panel_size=panel_size,
+                         style=style, view_range=view_range, scale=scale)
+
+
+def export_animation(lab: Lab, path: str | os.PathLike[str], *, kind: str = "gif",
+                     fps: float = 4.0, regions: bool = True, style: Style | None = None,
+                     view_range: tuple[float, float, float, float] | None = None,
+                     panel_size: tuple[int, int] = (480, 430),
+                     progress: Callable[[int, int], None] | None = None,
+                     cancelled: Callable[[], bool] = lambda: False) -> Path:
+    """Every stored iteration, 0 .. ``lab.max_index``, as a GIF (``kind="gif"``) or as PNG files
+    ``frame_0000.png ...`` in the folder ``path`` (``kind="frames"``)."""
+    if lab.dataset is None:
+        raise InvalidInputError("nothing to export: no data set is loaded")
+    if kind not in ("gif", "frames"):
+        raise InvalidInputError(f"kind must be 'gif' or 'frames', got {kind!r}")
+    path = Path(path)
+    if kind == "frames":
+        path.mkdir(parents=True, exist_ok=True)
+    last = lab.max_index
+    view_range = view_range or data_bounds(lab.dataset.view, margin=0.04)
+    images = []
+    with FigureRenderer(len(lab.panes), ncols=_ncols(len(lab.panes)), panel_size=panel_size,
+                        style=style) as fig:
+        for t in range(last + 1):
+            if cancelled():
+                break
+            frames = lab_frames(lab, t, regions=regions)
+            target = path / f"frame_{t:04d}.png" if kind == "frames" else None
+            images.append(fig.render(frames, target, view_range=view_range))
+            if progress is not None:
+                progress(t + 1, last + 1)
+    if kind == "gif" and images:
+        save_gif(images, path, fps=fps)
+    return path

@@ -1,0 +1,338 @@
+"""Widgets of the teaching app: parameter forms generated from Param specs, panes, the banner and
+the plugin report."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..errors import PairlabError
+from ..params import Param
+from .canvas import CanvasWidget, ObjectivePlot
+from .frames import Frame
+from .palette import Style
+
+__all__ = ["Banner", "PaneConfig", "PaneView", "ParamForm", "plugins_report"]
+
+_BIG = 2_000_000_000
+
+
+def _text_of(param: Param, value: Any) -> str:
+    if value is None:
+        return ""
+    out = param.to_json(value)
+    if isinstance(out, list):
+        return str(out)
+    if isinstance(out, float):
+        return repr(out)
+    return str(out)
+
+
+class ParamForm(QtWidgets.QWidget):
+    """A form generated from :class:`~pairlab.Param` specs.
+
+    Booleans get a check box, choices a combo box, bounded integers a spin box, everything else a
+    line edit parsed by :meth:`Param.parse` (invalid text turns red and explains itself in the
+    tooltip). ``changed`` is emitted with the new values when an edit is committed.
+    """
+
+    changed = QtCore.Signal(dict)
+
+    def __init__(self, params: Sequence[Param], values: Mapping[str, Any] | None = None, *,
+                 skip: Sequence[str] = (), parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.params = [p for p in params if p.name not in skip]
+        self.fields: dict[str, QtWidgets.QWidget] = {}
+        self._errors: dict[str, str] = {}
+        layout = QtWidgets.QFormLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        values = dict(values or {})
+        for p in self.params:
+            widget = self._make(p, values.get(p.name, p.default))
+            widget.setToolTip(f"{p.help}\n({p.type_name}{self._range(p)})")
+            widget.setObjectName(f"param_{p.name}")
+            label = QtWidgets.QLabel(p.name.replace("_", " "))
+            label.setToolTip(p.help)
+            layout.addRow(label, widget)
+            self.fields[p.name] = widget
+        if not self.params:
+            layout.addRow(QtWidgets.QLabel("(no parameters)"))
+
+    @staticmethod
+    def _range(p: Param) -> str:
+        if p.choices is not None:
+            return ", one of " + ", ".join(map(str, p.choices))
+        if p.low is None and p.high is None:
+            return ", none means automatic" if p.nullable else ""
+        lo = "-inf" if p.low is None else f"{p.low:g}"
+        hi = "inf" if p.high is None else f"{p.high:g}"
+        return f" in [{lo}, {hi}]" + (", empty means automatic" if p.nullable else "")
+
+    def _make(self, p: Param, value: Any) -> QtWidgets.QWidget:
+        if p.type is bool:
+            w = QtWidgets.QCheckBox()
+            w.setChecked(bool(value))
+            w.toggled.connect(self._emit)
+            return w
+        if p.choices is not None:
+            w = QtWidgets.QComboBox()
+            w.setSizeAdjustPolicy(
+                QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            for c in p.choices:
+                w.addItem(str(c), c)
+            if value in p.choices:
+                w.setCurrentIndex(list(p.choices).index(value))
+            w.currentIndexChanged.connect(self._emit)
+            return w
+        if p.type is int and not p.nullable:
+            w = QtWidgets.QSpinBox()
+            lo = -_BIG if p.low is None else int(np.ceil(p.low)) + (1 if p.low_open else 0)
+            hi = _BIG if p.high is None else int(np.floor(p.high)) - (1 if p.high_open else 0)
+            w.setRange(max(lo, -_BIG), min(hi, _BIG))
+            w.setValue(int(value))
+            w.setKeyboardTracking(False)
+            w.valueChanged.connect(self._emit)
+            return w
+        w = QtWidgets.QLineEdit(_text_of(p, value))
+        if p.nullable:
+            w.setPlaceholderText("automatic")
+        w.editingFinished.connect(self._emit)
+        return w
+
+    def _read(self, p: Param) -> Any:
+        w = self.fields[p.name]
+        if isinstance(w, QtWidgets.QCheckBox):
+            return w.isChecked()
+        if isinstance(w, QtWidgets.QComboBox):
+            return w.currentData()
+        if isinstance(w, QtWidgets.QSpinBox):
+            return w.value()
+        assert isinstance(w, QtWidgets.QLineEdit)
+        return p.parse(w.text())
+
+    def values(self) -> dict[str, Any]:
+        """The valid values (fields with errors keep being marked and are left out)."""
+        out: dict[str, Any] = {}
+        self._errors.clear()
+        for p in self.params:
+            w = self.fields[p.name]
+            try:
+                out[p.name] = self._read(p)
+                w.setStyleSheet("")
+                w.setToolTip(f"{p.help}\n({p.type_name}{self._range(p)})")
+            except PairlabError as exc:
+                self._errors[p.name] = str(exc)
+                w.setStyleSheet("background: #ffd9d9;")
+                w.setToolTip(str(exc))
+        return out
+
+    @property
+    def errors(self) -> dict[str, str]:
+        return dict(self._errors)
+
+    def set_values(self, values: Mapping[str, Any]) -> None:
+        for p in self.params:
+            if p.name not in values:
+                continue
+            w, value = self.fields[p.name], values[p.name]
+            w.blockSignals(True)
+            try:
+                if isinstance(w, QtWidgets.QCheckBox):
+                    w.setChecked(bool(value))
+                elif isinstance(w, QtWidgets.QComboBox):
+                    if value in (p.choices or ()):
+                        w.setCurrentIndex(list(p.choices or ()).index(value))
+                elif isinstance(w, QtWidgets.QSpinBox):
+                    w.setValue(int(value))
+                else:
+                    assert isinstance(w, QtWidgets.QLineEdit)
+                    w.setText(_text_of(p, value))
+            finally:
+                w.blockSignals(False)
+
+    def _emit(self, *args: object) -> None:
+        values = self.values()
+        if not self._errors:
+            self.changed.emit(values)
+
+
+class PaneConfig(QtWidgets.QGroupBox):
+    """The algorithm chooser and parameter form of one pane."""
+
+    algorithm_changed = QtCore.Signal(str)
+    params_changed = QtCore.Signal(dict)
+    remove_requested = QtCore.Signal()
+
+    def __init__(self, number: int, algorithms: Sequence[Any], current: Any,
+                 values: Mapping[str, Any], parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(f"Pane {number}", parent)
+        layout = QtWidgets.QVBoxLayout(self)
+        row = QtWidgets.QHBoxLayout()
+        self.combo = QtWidgets.QComboBox()
+        self.combo.setObjectName("algorithm")
+        self.combo.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(16)
+        for cls in algorithms:
+            self.combo.addItem(f"{cls.title or cls.name}  ({cls.name})", cls.name)
+        self.combo.setCurrentIndex(max(0, self.combo.findData(current.name)))
+        self.combo.currentIndexChanged.connect(
+            lambda _i: self.algorithm_changed.emit(self.combo.currentData()))
+        row.addWidget(self.combo, 1)
+        self.remove = QtWidgets.QToolButton()
+        self.remove.setText("✕")
+        self.remove.setToolTip("Remove this pane")
+        self.remove.clicked.connect(self.remove_requested)
+        row.addWidget(self.remove)
+        layout.addLayout(row)
+        self.citation = QtWidgets.QLabel()
+        self.citation.setWordWrap(True)
+        self.citation.setStyleSheet("color: #666; font-size: 9pt;")
+        layout.addWidget(self.citation)
+        self.form: ParamForm | None = None
+        self.set_algorithm(current, values)
+
+    def set_algorithm(self, cls: Any, values: Mapping[str, Any]) -> None:
+        layout = self.layout()
+        if self.form is not None:
+            layout.removeWidget(self.form)
+            self.form.hide()
+            self.form.setParent(None)
+            self.form.deleteLater()
+        self.citation.setText(cls.citation or "")
+        self.citation.setVisible(bool(cls.citation))
+        skip = ("means_init",) if cls.accepts_means_init else ()
+        self.form = ParamForm(cls.params, values, skip=skip)
+        self.form.changed.connect(self.params_changed)
+        layout.addWidget(self.form)
+        self.combo.blockSignals(True)
+        self.combo.setCurrentIndex(max(0, self.combo.findData(cls.name)))
+        self.combo.blockSignals(False)
+
+
+class PaneView(QtWidgets.QFrame):
+    """One pane on screen: header, data canvas, objective plot and metrics line."""
+
+    def __init__(self, style: Style, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(2)
+        self.header = QtWidgets.QLabel()
+        self.header.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        layout.addWidget(self.header)
+        self.canvas = CanvasWidget(style=style)
+        layout.addWidget(self.canvas, 1)
+        self.objective = ObjectivePlot()
+        self.objective.setFixedHeight(120)
+        layout.addWidget(self.objective)
+        self.metrics = QtWidgets.QLabel()
+        self.metrics.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.metrics.setWordWrap(True)
+        layout.addWidget(self.metrics)
+        self.frame: Frame | None = None
+
+    def set_style(self, style: Style) -> None:
+        self.canvas.layers.set_style(style)
+        self.objective.setFixedHeight(180 if style.font_size > 12 else 120)
+
+
+class Banner(QtWidgets.QFrame):
+    """A dismissable message strip above the panes (errors, restore offers); never modal."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QtWidgets.QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        self.label = QtWidgets.QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.label, 1)
+        self.buttons = QtWidgets.QHBoxLayout()
+        layout.addLayout(self.buttons)
+        close = QtWidgets.QToolButton()
+        close.setText("✕")
+        close.setToolTip("Dismiss")
+        close.clicked.connect(self.hide)
+        layout.addWidget(close)
+        self.hide()
+
+    def show_message(self, text: str, kind: str = "error",
+                     actions: Sequence[tuple[str, Any]] = ()) -> None:
+        colours = {"error": ("#fde2e1", "#b00020"), "info": ("#e3f0fb", "#0b4f8a")}
+        bg, fg = colours.get(kind, colours["info"])
+        self.setStyleSheet(f"Banner {{ background: {bg}; border: 1px solid {fg}; }} "
+                           f"QLabel {{ color: {fg}; }}")
+        self.label.setText(text)
+        while self.buttons.count():
+            item = self.buttons.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        for title, callback in actions:
+            button = QtWidgets.QPushButton(title)
+            button.clicked.connect(callback)
+            button.clicked.connect(self.hide)
+            self.buttons.addWidget(button)
+        self.show()
+
+    def text(self) -> str:
+        return self.label.text() if self.isVisible() else ""
+
+
+def plugins_report(registry: Any) -> str:
+    """HTML list of loaded plugins, what they provide, failures (with the cause) and clashes."""
+    rows = []
+    for p in registry.plugins:
+        status = ("<span style='color:#0a7d32'>loaded</span>" if p.ok
+                  else "<span style='color:#b00020'><b>FAILED</b></span>")
+        kind = "built-in" if p.builtin else "external"
+        provides = "; ".join(f"{k}: {', '.join(map(html.escape, v))}" for k, v in p.provides.items())
+        rows.append(f"<tr><td><b>{html.escape(p.name)}</b></td>"
+                    f"<td>{html.escape(p.distribution)} {html.escape(p.version)} ({kind})</td>"
+                    f"<td>{status}</td><td>{provides or '-'}</td></tr>")
+        if not p.ok:
+            where = f"<br><i>where:</i> {html.escape(p.where)}" if p.where else ""
+            rows.append(f"<tr><td></td><td colspan='3' style='color:#b00020'>"
+                        f"{html.escape(p.error or '')}{where}</td></tr>")
+    out = ["<h3>Plugins</h3><table cellpadding='4'>",
+           "<tr><th align='left'>plugin</th><th align='left'>distribution</th>"
+           "<th align='left'>status</th><th align='left'>provides</th></tr>", *rows, "</table>"]
+    if registry.clashes:
+        out.append("<h4>Name clashes</h4><ul>")
+        out += [f"<li>{html.escape(c)}</li>" for c in registry.clashes]
+        out.append("</ul>")
+    if not registry.external:
+        out.append("<p><i>External plugins are disabled (PAIRLAB_DISABLE_PLUGINS is set).</i></p>")
+    failed = len(registry.failures)
+    out.append(f"<p>{len(registry.plugins)} plugin(s), {failed} failed.</p>")
+    return "\n".join(out)
+
+
+def text_dialog(parent: QtWidgets.QWidget, title: str, html_text: str,
+                size: tuple[int, int] = (720, 480)) -> QtWidgets.QDialog:
+    """A non-modal dialog showing rich text."""
+    dialog = QtWidgets.QDialog(parent)
+    dialog.setWindowTitle(title)
+    layout = QtWidgets.QVBoxLayout(dialog)
+    browser = QtWidgets.QTextBrowser()
+    browser.setOpenExternalLinks(True)
+    browser.setHtml(html_text)
+    layout.addWidget(browser)
+    buttons = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
+    buttons.rejected.connect(dialog.close)
+    layout.addWidget(buttons)
+    dialog.resize(*size)
+    dialog.browser = browser  # type: ignore[attr-defined]
+    return dialog
+
+
+def big_font(widget: QtWidgets.QWidget, points: int) -> None:
+    font = QtGui.QFont(widget.font())
+    font.setPointSize(points)
+    widget.setFont(font)

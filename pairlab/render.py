@@ -1,0 +1,302 @@
+"""Headless rendering of data, links and algorithm states to PNG or SVG (for papers and slides).
+
+The figures are drawn by the teaching app's own canvas (:class:`pairlab.gui.canvas.CanvasLayers`)
+and written with pyqtgraph's exporters, so a figure looks exactly like the lecture view. A Qt
+application is created on first use; without a display the ``offscreen`` platform is used.
+
+Examples
+--------
+>>> run = pairlab.Run("gmm", data, links, {"n_components": 2}, seed=0)  # doctest: +SKIP
+>>> run.run()                                                           # doctest: +SKIP
+>>> render_run(run, "gmm.png", title="GMM")                             # doctest: +SKIP
+>>> render_panels([Panel(data, links, gmm_state, "GMM", decision_regions=gmm_run.algorithm),
+...                Panel(data, links, gmpr_state, "GM-PR")], "fig3.svg")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .constraints import Constraints
+from .dataset import Dataset
+from .errors import InvalidInputError
+from .gui.frames import (
+    Frame,
+    RegionImage,
+    ViewMap,
+    build_frame,
+    data_bounds,
+    decision_regions,
+    region_bounds,
+)
+from .gui.palette import Style
+from .state import State
+
+__all__ = [
+    "FigureRenderer",
+    "Panel",
+    "ensure_app",
+    "qimage_to_array",
+    "render_frames",
+    "render_panels",
+    "render_run",
+    "render_state",
+    "save_gif",
+]
+
+_APP: Any = None
+
+
+def ensure_app() -> Any:
+    """The running ``QApplication``, creating one (offscreen when there is no display)."""
+    global _APP
+    from PySide6 import QtWidgets
+
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        if (not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY")
+                and not os.environ.get("WAYLAND_DISPLAY") and os.name == "posix"):
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        app = _APP = QtWidgets.QApplication(["pairlab"])
+    return app
+
+
+@dataclass
+class Panel:
+    """One plot of a figure.
+
+    ``decision_regions`` is an object with ``predict_proba(state, X)`` (e.g. ``run.algorithm``),
+    a precomputed :class:`~pairlab.gui.frames.RegionImage`, or None. ``init_means`` are initial
+    means (data space) drawn as crosses.
+    """
+
+    dataset: Dataset
+    constraints: Constraints | None = None
+    state: State | None = None
+    title: str = ""
+    decision_regions: Any = None
+    init_means: np.ndarray | None = None
+    info: str | None = None
+
+    def frame(self, bounds: tuple[float, float, float, float] | None = None,
+              resolution: int = 160) -> Frame:
+        vm = ViewMap.of(self.dataset)
+        region = self.decision_regions
+        if region is not None and not isinstance(region, RegionImage):
+            region = None if self.state is None else decision_regions(
+                region, self.state, self.dataset, view_map=vm,
+                bounds=bounds or region_bounds(self.dataset.view), resolution=resolution)
+        return build_frame(self.dataset, self.constraints, self.state, view_map=vm,
+                           init_means=self.init_means, regions=region, title=self.title,
+                           info=self.info)
+
+
+class FigureRenderer:
+    """A reusable offscreen figure of ``n_panels`` canvases (``ncols`` per row).
+
+    :meth:`render` draws one list of frames and returns the ``QImage`` (and writes ``path``);
+    reuse one renderer for the frames of an animation. Use as a context manager or call
+    :meth:`close`.
+    """
+
+    def __init__(self, n_panels: int, *, ncols: int | None = None,
+                 panel_size: tuple[int, int] = (520, 460), style: Style | None = None,
+                 title: str | None = None, legend: bool = False) -> None:
+        import pyqtgraph as pg
+        from PySide6 import QtCore
+
+        from .gui.canvas import CanvasLayers
+
+        ensure_app()
+        if n_panels < 1:
+            raise InvalidInputError("nothing to render: give at least one panel")
+        ncols = ncols or min(n_panels, 4)
+        nrows = math.ceil(n_panels / ncols)
+        self.widget = widget = pg.GraphicsLayoutWidget()
+        widget.setBackground("w")
+        widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+        extra = 40 if title else 0
+        widget.resize(int(panel_size[0] * ncols), int(panel_size[1] * nrows + extra))
+        self.style = style or Style()
+        if title:
+            widget.addLabel(title, row=0, col=0, colspan=ncols,
+                            size=f"{self.style.title_size + 3}pt", color="#191919")
+        self.layers = []
+        for k in range(n_panels):
+            row, col = divmod(k, ncols)
+            plot = widget.addPlot(row=row + (1 if title else 0), col=col)
+            canvas = CanvasLayers(plot, self.style)
+            if legend and k == n_panels - 1:
+                canvas.add_legend()
+            self.layers.append(canvas)
+        widget.show()
+
+    def render(self, frames: Sequence[Frame], path: str | os.PathLike[str] | None = None, *,
+               view_range: tuple[float, float, float, float] | None = None,
+               scale: float = 1.0) -> Any:
+        from PySide6 import QtCore
+
+        if len(frames) != len(self.layers):
+            raise InvalidInputError(f"this figure has {len(self.layers)} panels, got "
+                                    f"{len(frames)} frames")
+        for canvas, frame in zip(self.layers, frames, strict=True):
+            canvas.show(frame)
+        rect = view_range or data_bounds(np.vstack([f.xy for f in frames]), margin=0.04)
+        for canvas in self.layers:
+            canvas.set_range(rect)
+        QtCore.QCoreApplication.processEvents()
+        return _export(self.widget, path, scale)
+
+    def close(self) -> None:
+        self.widget.close()
+        self.widget.deleteLater()
+
+    def __enter__(self) -> FigureRenderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextmanager
+def _tolerant_svg_paths() -> Iterator[None]:
+    """Let pyqtgraph's SVG exporter read the paths Qt >= 6.10 writes.
+
+    ``QSvgGenerator`` now ends closed subpaths with a separate ``Z`` token, which pyqtgraph 0.14's
+    ``correctCoordinates`` cannot split into "x,y"; it then fails on every plot (the view box's
+    clip path is closed). The closing segment is already in the path (Qt adds an explicit line
+    back to the start before ``Z``), so dropping the token keeps the geometry.
+    """
+    import sys
+
+    module = sys.modules["pyqtgraph.exporters.SVGExporter"]
+    original = module.correctCoordinates
+
+    def correct(node: Any, defs: Any, item: Any, options: Any) -> Any:
+        for element in node.getElementsByTagName("path"):
+            d = element.getAttribute("d")
+            if "Z" in d or "z" in d:
+                tokens = [t for t in d.replace("Z", " Z ").replace("z", " z ").split()
+                          if t not in ("Z", "z")]
+                element.setAttribute("d", " ".join(tokens))
+        return original(node, defs, item, options)
+
+    module.correctCoordinates = correct
+    try:
+        yield
+    finally:
+        module.correctCoordinates = original
+
+
+def _export(widget: Any, path: str | os.PathLike[str] | None, scale: float) -> Any:
+    """Write ``widget``'s scene to ``path`` (PNG or SVG by suffix); return the image (QImage)."""
+    from pyqtgraph.exporters import ImageExporter, SVGExporter
+
+    scene = widget.scene()
+    png = ImageExporter(scene)
+    png.parameters()["width"] = round(widget.width() * scale)
+    image = png.export(toBytes=True)
+    if path is not None:
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix == ".svg":
+            with _tolerant_svg_paths():
+                SVGExporter(scene).export(str(path))
+        elif suffix in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"):
+            if not image.save(str(path)):
+                raise InvalidInputError(f"could not write {str(path)!r}")
+        else:
+            raise InvalidInputError(
+                f"cannot tell the image format of {str(path)!r}; use a .png or .svg file name.")
+    return image
+
+
+def render_frames(frames: Sequence[Frame], path: str | os.PathLike[str] | None = None, *,
+                  ncols: int | None = None, panel_size: tuple[int, int] = (520, 460),
+                  style: Style | None = None, title: str | None = None, legend: bool = False,
+                  view_range: tuple[float, float, float, float] | None = None,
+                  scale: float = 1.0) -> Any:
+    """Render prepared frames side by side (``ncols`` per row); returns the ``QImage``.
+
+    ``path`` ending in ``.svg`` writes vector graphics, any image suffix a raster image
+    (``scale`` > 1 for high resolution). All panels share ``view_range`` (x0, y0, w, h),
+    by default the bounds of the data.
+    """
+    with FigureRenderer(len(frames), ncols=ncols, panel_size=panel_size, style=style, title=title,
+                        legend=legend) as fig:
+        return fig.render(frames, path, view_range=view_range, scale=scale)
+
+
+def render_panels(panels: Sequence[Panel], path: str | os.PathLike[str] | None = None, *,
+                  ncols: int | None = None, panel_size: tuple[int, int] = (520, 460),
+                  style: Style | None = None, title: str | None = None, legend: bool = False,
+                  scale: float = 1.0) -> Any:
+    """Render several panels (e.g. GMM next to GM-PR, GM-PR Fig. 3) into one image."""
+    if not panels:
+        raise InvalidInputError("nothing to render: give at least one panel")
+    xy = np.vstack([p.dataset.view for p in panels])
+    frames = [p.frame(region_bounds(xy)) for p in panels]
+    return render_frames(frames, path, ncols=ncols, panel_size=panel_size, style=style,
+                         title=title, legend=legend, view_range=data_bounds(xy, margin=0.04),
+                         scale=scale)
+
+
+def render_state(dataset: Dataset, constraints: Constraints | None, state: State | None,
+                 path: str | os.PathLike[str] | None = None, *, title: str = "",
+                 size: tuple[int, int] = (640, 560), decision_regions: Any = None,
+                 init_means: np.ndarray | None = None, style: Style | None = None,
+                 legend: bool = False, scale: float = 1.0) -> Any:
+    """Render one state (or the bare data with ``state=None``) to ``path``; returns the ``QImage``.
+
+    ``decision_regions``: an object with ``predict_proba(state, X)`` (``run.algorithm``), a
+    :class:`~pairlab.gui.frames.RegionImage`, or None for no background.
+    """
+    panel = Panel(dataset, constraints, state, title, decision_regions, init_means)
+    return render_panels([panel], path, ncols=1, panel_size=size, style=style, legend=legend,
+                         scale=scale)
+
+
+def render_run(run: Any, path: str | os.PathLike[str] | None = None, *, index: int | None = None,
+               title: str | None = None, decision_regions: bool = True, **kwargs: Any) -> Any:
+    """Render a :class:`~pairlab.Run` at its cursor (or history ``index``), with the decision
+    regions of its algorithm when it can classify unseen points."""
+    state = run.state if index is None else run.history[index]
+    regions = run.algorithm if decision_regions and run.algorithm_class.can_predict() else None
+    init = run.params.get("means_init")
+    return render_state(run.dataset, run.constraints, state, path,
+                        title=run.algorithm_class.title if title is None else title,
+                        decision_regions=regions, init_means=init, **kwargs)
+
+
+def qimage_to_array(image: Any) -> np.ndarray:
+    """An (h, w, 4) uint8 RGBA copy of a ``QImage``."""
+    from PySide6 import QtGui
+
+    img = image.convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
+    w, h = img.width(), img.height()
+    buf = np.frombuffer(img.constBits(), dtype=np.uint8, count=img.sizeInBytes())
+    return buf.reshape(h, img.bytesPerLine())[:, : 4 * w].reshape(h, w, 4).copy()
+
+
+def save_gif(images: Sequence[Any], path: str | os.PathLike[str], *, fps: float = 4.0,
+             hold_last: float = 1.5) -> None:
+    """Write ``QImage`` frames as a looping animated GIF (Pillow); the last frame is held longer."""
+    from PIL import Image
+
+    if not images:
+        raise InvalidInputError("no frames to write")
+    pil = [Image.fromarray(qimage_to_array(im)).convert("RGB") for im in images]
+    duration = [round(1000 / fps)] * len(pil)
+    duration[-1] += int(hold_last * 1000)
+    tmp = Path(path).with_name(f".{Path(path).name}.tmp.gif")
+    pil[0].save(tmp, save_all=True, append_images=pil[1:], duration=duration, loop=0,
+                optimize=False, disposal=1)
+    os.replace(tmp, path)
