@@ -27,26 +27,17 @@ def brute_force(X, W, weights, means, covs):
     """
     n, M = len(X), len(weights)
     logN = np.column_stack([multivariate_normal(means[k], covs[k]).logpdf(X) for k in range(M)])
-    log_joint, log_prior = [], []
-    Zs = []
-    for Z in itertools.product(range(M), repeat=n):
-        Z = np.array(Z)
-        same = Z[:, None] == Z[None, :]
-        np.fill_diagonal(same, False)
-        if np.any(same & (W == -np.inf)) or np.any(~same & (W == np.inf) & ~np.eye(n, dtype=bool)):
-            continue
-        finite = np.isfinite(W)
-        log_g = float(np.sum(np.where(same & finite, W, 0.0)))  # sum over ordered pairs
-        lp = float(np.sum(np.log(weights[Z]))) + log_g
-        log_prior.append(lp)
-        log_joint.append(lp + float(logN[np.arange(n), Z].sum()))
-        Zs.append(Z)
-    log_joint = np.array(log_joint)
-    log_omega = logsumexp(log_prior)
+    Z = np.array(list(itertools.product(range(M), repeat=n)))  # every assignment, (M^n, n)
+    same = Z[:, :, None] == Z[:, None, :]
+    off = ~np.eye(n, dtype=bool)
+    broken = (same & (W == -np.inf)) | (~same & (W == np.inf) & off)
+    Z, same = Z[~broken.any(axis=(1, 2))], same[~broken.any(axis=(1, 2))]
+    log_g = np.where(same & off & np.isfinite(W), W, 0.0).sum(axis=(1, 2))  # ordered pairs
+    log_prior = np.log(weights)[Z].sum(axis=1) + log_g
+    log_joint = log_prior + logN[np.arange(n), Z].sum(axis=1)
     post = np.exp(log_joint - logsumexp(log_joint))
-    marg = np.zeros((n, M))
-    for p, Z in zip(post, Zs, strict=True):
-        marg[np.arange(n), Z] += p
+    marg = np.stack([(post[:, None] * (Z == k)).sum(axis=0) for k in range(M)], axis=1)
+    log_omega = logsumexp(log_prior)
     return marg, logsumexp(log_joint) - log_omega, log_omega
 
 
@@ -346,7 +337,7 @@ def test_hard_ppc_equals_constrained_em_assumption_2():
 
 # -- EM properties ----------------------------------------------------------------------------------
 def test_exact_em_never_decreases_the_penalized_log_likelihood():
-    for seed in range(8):
+    for seed in range(6):
         rng = np.random.default_rng(seed)
         n = 30
         X = rng.normal(size=(n, 2)) * rng.uniform(0.5, 2, size=2)
