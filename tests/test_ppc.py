@@ -183,6 +183,40 @@ def test_pairwise_omega_is_exact_for_nonoverlapping_relations():
         np.testing.assert_allclose(gp, ge, atol=1e-12)
 
 
+GRID_4X5 = [(r * 5 + c, r * 5 + c + 1) for r in range(4) for c in range(4)] + \
+    [(r * 5 + c, r * 5 + c + 5) for r in range(3) for c in range(5)]
+
+
+@pytest.mark.parametrize("links, kw", [
+    (dict(must_link=[(0, 1), (1, 2), (2, 3), (1, 4), (4, 5)], cannot_link=[(5, 6), (4, 7)]),
+     dict(must_link_weight=0.9, cannot_link_weight=1.4)),                                   # a tree
+    (dict(must_link=[(0, 1), (1, 2), (1, 4)], cannot_link=[(4, 5), (5, 6), (6, 7), (2, 3)]),
+     dict(must_link_weight=0.7, cannot_link_weight=np.inf)),                               # hard do-not-links
+    (dict(must_link=[(r * 4 + c, r * 4 + c + 1) for r in range(2) for c in range(3)],       # a ladder
+          cannot_link=[(c, c + 4) for c in range(4)]), dict(must_link_weight=0.8)),
+])
+def test_exact_inference_beyond_enumeration_matches_enumeration(links, kw):
+    """Cliques over max_exact_configs go to pairlab.markov (sum-product, cutset conditioning):
+    posteriors, objective, Omega and its gradient equal enumeration of the same clique."""
+    cons = Constraints(**links, n_samples=8)
+    X, w, m, c = tiny_problem(7, n=8, M=3)
+    net = Run("ppc", Dataset(X), cons, params=start(w, m, c, inference="exact", omega="exact",
+                                                    max_exact_configs=100, **kw))
+    enum = Run("ppc", Dataset(X), cons, params=start(w, m, c, inference="exact", omega="exact", **kw))
+    assert any(type(g).__name__ == "_NetworkCliques" for g in net.algorithm._groups)
+    assert not any(type(g).__name__ == "_NetworkCliques" for g in enum.algorithm._groups)
+    for _ in range(3):
+        a, b = net.step(), enum.step()
+        np.testing.assert_allclose(a.responsibilities, b.responsibilities, atol=1e-10)
+        np.testing.assert_allclose(a.model["weights"], b.model["weights"], atol=1e-8)
+        assert a.objective == pytest.approx(b.objective, abs=1e-8)
+    pi = np.array([0.2, 0.5, 0.3])
+    va, ga = net.algorithm._omega.value_and_grad(np.log(pi))
+    vb, gb = enum.algorithm._omega.value_and_grad(np.log(pi))
+    assert va == pytest.approx(vb, abs=1e-10)
+    np.testing.assert_allclose(ga, gb, atol=1e-10)
+
+
 # -- the prior update (eq. 2.13) --------------------------------------------------------------------
 @pytest.mark.parametrize("kw, links", [(dict(must_link_weight=1.2, cannot_link_weight=0.5), LINKS),
                                        (dict(weighting="hard"), HARD_LINKS)])
@@ -401,8 +435,9 @@ def test_bad_input_gets_clear_errors():
         Run("ppc", Dataset(X), triangle, params={"weighting": "hard"})
     X = np.random.default_rng(0).normal(size=(20, 2))
     chain = Constraints([(i, i + 1) for i in range(19)], n_samples=20)
-    with pytest.raises(InvalidInputError, match="max_exact_configs"):
-        Run("ppc", Dataset(X), chain, params={"inference": "exact"})
+    loopy = Constraints(GRID_4X5, n_samples=20)
+    with pytest.raises(InvalidInputError, match="max_exact_configs.*max_exact_work=10"):
+        Run("ppc", Dataset(X), loopy, params={"inference": "exact", "max_exact_work": 10})
     with pytest.raises(InvalidInputError, match="finite weights"):
         Run("ppc", Dataset(X), Constraints(cannot_link=[(i, i + 1) for i in range(19)], n_samples=20),
             params={"weighting": "hard", "inference": "mean-field"})

@@ -293,13 +293,73 @@ class _CliqueGroup:
         return out, g
 
 
+# -- exact inference beyond enumeration: trees and small loop cutsets ------------------------------
+class _NetworkCliques:
+    """Cliques too large to enumerate, solved exactly by :class:`pairlab.markov.LabelNetwork`
+    (sum-product on trees, loop-cutset conditioning on loopy cliques) with Potts log-weights
+    2 W (soft) and -inf (hard do-not-links). Cliques it cannot solve exactly within
+    ``max_exact_work`` are reported in :attr:`inexact` and left out."""
+
+    def __init__(self, graph: _LinkGraph, comps: np.ndarray, M: int, max_exact_work: int) -> None:
+        self.M = M
+        self.inexact = comps[:0]
+        self.net = self._network(graph, comps, max_exact_work)
+        if not self.net.exact:
+            local_comp = np.unique(self.net.component_index[self.net.dropped_edges[:, 0]])
+            self.inexact = np.unique(graph.comp[self.nodes[np.isin(self.net.component_index,
+                                                                    local_comp)]])
+            self.net = self._network(graph, np.setdiff1d(comps, self.inexact), max_exact_work)
+        self.sizes = graph.sizes[self.nodes].astype(float)
+        if self.nodes.size:
+            z = self.net.infer(np.zeros((self.nodes.size, M))).component_log_partition
+            if np.isneginf(z).any():
+                bad = self.nodes[self.net.component_index == int(np.flatnonzero(np.isneginf(z))[0])]
+                pts = np.flatnonzero(np.isin(graph.node_of, bad)).tolist()
+                raise InconsistentConstraintsError(
+                    f"the hard do-not-links among points {pts} cannot all hold with "
+                    f"n_components={M}; use more components or give them finite weights.")
+            self.omega_net, self.omega_mult, rep = self.net.compress(self.sizes)
+            self.omega_sizes = self.sizes[rep]
+
+    def _network(self, graph: _LinkGraph, comps: np.ndarray, max_exact_work: int) -> Any:
+        from pairlab.markov import LabelNetwork
+
+        self.nodes = np.flatnonzero(np.isin(graph.comp, comps))
+        a, b, w = graph.edges()
+        keep = np.isin(graph.comp[a], comps)
+        edges = np.column_stack([np.searchsorted(self.nodes, a[keep]),
+                                 np.searchsorted(self.nodes, b[keep])])
+        weights = np.where(np.isinf(w[keep]), -np.inf, 2.0 * w[keep])
+        return LabelNetwork(max(self.nodes.size, 1), edges, self.M, weights,
+                            max_exact_work=max_exact_work)
+
+    def posteriors(self, U: np.ndarray, Q: np.ndarray) -> float:
+        res = self.net.infer(U[self.nodes])
+        Q[self.nodes] = res.marginals
+        return float(res.log_partition)
+
+    def log_omega(self, logpi: np.ndarray, grad: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+        """sum over these cliques of log Omega_T(pi): the log-partition with unary |c| log pi."""
+        net, mult, sizes = self.omega_net, self.omega_mult, self.omega_sizes
+        B = logpi.shape[0]
+        out = np.empty(B)
+        step = max(1, _CHUNK // (sizes.size * self.M))
+        g = None
+        for k in range(0, B, step):
+            res = net.infer(sizes[None, :, None] * logpi[k:k + step, None, :])
+            out[k:k + step] = res.component_log_partition @ mult
+            if grad:
+                g = (mult[net.component_index] * sizes) @ res.marginals[0]
+        return out, g
+
+
 # -- log Omega(pi) ----------------------------------------------------------------------------------
 class _Omega:
     """log Omega(pi) of eq. 2.12 as a sum over cliques, with its gradient in log pi."""
 
-    def __init__(self, groups: list[_CliqueGroup], node_sizes: np.ndarray,
+    def __init__(self, groups: list[Any], node_sizes: np.ndarray,
                  edges: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
-        self.groups = groups
+        self.groups = groups  # _CliqueGroup and _NetworkCliques: anything with log_omega
         sz, cnt = np.unique(node_sizes, return_counts=True)
         self.node_terms = (sz.astype(float), cnt.astype(float))
         sa, sb, w = edges
@@ -495,18 +555,20 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
         Param("must_link_weight", float, 1.5, "W of a link for weighting='uniform' (inf = hard)", low=0.0),
         Param("cannot_link_weight", float, 1.5, "-W of a do-not-link for weighting='uniform' "
               "(inf = hard)", low=0.0),
-        Param("inference", str, "auto", "posterior over cliques: exact enumeration, Gibbs (eq. 3.1), "
-              "mean field (eq. 3.5), or auto (exact when small enough, else mean field)",
+        Param("inference", str, "auto", "posterior over cliques: exact (enumeration, sum-product), "
+              "Gibbs (eq. 3.1), mean field (eq. 3.5), or auto (exact where feasible, else mean field)",
               choices=("auto", "exact", "gibbs", "mean-field")),
         Param("max_exact_configs", int, 10_000, "largest M^|T| a clique may have to be enumerated",
               low=1),
+        Param("max_exact_work", int, 200_000, "larger cliques are solved exactly (sum-product, loop "
+              "cutset conditioning) while M^cutset * |T| stays below this", low=1),
         Param("gibbs_sweeps", int, 200, "Gibbs sweeps averaged per E-step", low=1),
         Param("gibbs_burn_in", int, 50, "Gibbs sweeps discarded per E-step", low=0),
         Param("rao_blackwell", bool, False, "average Gibbs conditionals instead of indicators"),
         Param("mean_field_iter", int, 50, "maximum mean-field sweeps per E-step", low=1),
         Param("mean_field_tol", float, 1e-5, "stop mean field when no Q_i(k) moves more", low=0.0),
         Param("omega", str, "auto", "log Omega(pi) in the prior update: exact per clique, auto "
-              "(exact when small enough, else relations treated as non-overlapping), pairwise "
+              "(exact where feasible, else relations treated as non-overlapping), pairwise "
               "(always so), or ignore (pi_k = N_k / N)",
               choices=("auto", "exact", "pairwise", "ignore")),
         Param("weights_update", str, "optimize", "maximise eq. 2.13 by L-BFGS on the simplex, or "
@@ -527,22 +589,36 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
         small = np.array([s * math.log(M) <= math.log(p["max_exact_configs"]) + 1e-12
                           for s in sizes[multi]], dtype=bool)
         inference, omega = p["inference"], p["omega"]
+        # cliques too large to enumerate: exact by sum-product / cutset conditioning where possible
+        large = multi[~small]
+        network = None
+        if large.size and (inference in ("auto", "exact") or omega in ("auto", "exact")):
+            network = _NetworkCliques(g, large, M, p["max_exact_work"])
+        inexact = network.inexact if network is not None else large
         for what, mode in (("inference", inference), ("omega", omega)):
-            if mode == "exact" and not small.all():
-                s = int(sizes[multi][~small].max())
+            if mode == "exact" and inexact.size:
+                s = int(sizes[inexact].max())
                 raise InvalidInputError(
-                    f"{what}='exact' would enumerate a clique of {s} linked chunklets "
-                    f"({M}^{s} assignments > max_exact_configs={p['max_exact_configs']}); raise "
-                    f"max_exact_configs or use {what}='auto'"
+                    f"{what}='exact' cannot handle a loopy clique of {s} linked chunklets: "
+                    f"enumeration needs {M}^{s} assignments (max_exact_configs="
+                    f"{p['max_exact_configs']}) and its loop cutset exceeds max_exact_work="
+                    f"{p['max_exact_work']}; raise those limits or use {what}='auto'"
                     + (", 'gibbs' or 'mean-field'." if what == "inference" else " or 'pairwise'."))
-        exact_comps = multi[small] if inference in ("auto", "exact") else multi[:0]
-        approx_comps = np.setdiff1d(multi, exact_comps)
+        use_net = network is not None and network.nodes.size > 0
+        if inference in ("auto", "exact"):
+            exact_comps, approx_comps = multi[small], inexact
+        else:
+            exact_comps, approx_comps = multi[:0], multi
         omega_exact = multi[small] if omega in ("auto", "exact") else multi[:0]
-        omega_pair = np.setdiff1d(multi, omega_exact) if omega != "ignore" else multi[:0]
+        omega_pair = (inexact if omega in ("auto", "exact") else multi) if omega != "ignore" else multi[:0]
 
-        self._groups = _build_groups(g, exact_comps, M)
-        omega_groups = (self._groups if np.array_equal(exact_comps, omega_exact)
+        self._groups: list[Any] = _build_groups(g, exact_comps, M)
+        omega_groups = (list(self._groups) if np.array_equal(exact_comps, omega_exact)
                         else _build_groups(g, omega_exact, M))
+        if use_net and inference in ("auto", "exact"):
+            self._groups.append(network)
+        if use_net and omega in ("auto", "exact"):
+            omega_groups.append(network)
         self._single = np.flatnonzero(sizes[g.comp] == 1)
         self._all_single = self._single.size == g.n_nodes
 
@@ -551,13 +627,13 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
             nodes = np.flatnonzero(np.isin(g.comp, approx_comps))
             if g.hard[nodes].nnz:
                 raise InvalidInputError(
-                    "Gibbs sampling and mean field need finite weights, but a clique too large for "
-                    "exact inference holds hard do-not-links; give them finite weights "
-                    "(weighting='uniform' with a finite cannot_link_weight, or confidences below 1), "
-                    "or raise max_exact_configs.")
+                    "Gibbs sampling and mean field need finite weights, but a clique left to them holds "
+                    "hard do-not-links; give those finite weights (weighting='uniform' with a finite "
+                    "cannot_link_weight, or confidences below 1), or use inference='exact' or "
+                    "'auto' (raising max_exact_work if the clique is large and loopy).")
             self._approx = _Approximate(g, nodes)
 
-        # Omega: exact groups, plus nodes and edges of the cliques treated as non-overlapping
+        # Omega: exact cliques, plus nodes and edges of the cliques treated as non-overlapping
         pair_nodes = np.isin(g.comp, omega_pair)
         a, b, w = g.edges()
         on = pair_nodes[a]
@@ -565,8 +641,7 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
         node_sizes = np.concatenate([isolated[isolated > 1], g.sizes[pair_nodes]])
         if omega == "ignore":
             node_sizes = node_sizes[:0]
-        self._omega = _Omega(omega_groups, node_sizes,
-                             (g.sizes[a[on]], g.sizes[b[on]], w[on]))
+        self._omega = _Omega(omega_groups, node_sizes, (g.sizes[a[on]], g.sizes[b[on]], w[on]))
         self._grid: tuple[np.ndarray, np.ndarray] | None = None
         self._warm: dict[str, Any] | None = None
 
