@@ -22,16 +22,18 @@ Conventions and choices (each checked against brute-force enumeration in ``tests
   ``S`` and a do-not-link ``1 - S``, so ``Omega = S^N_L (1 - S)^N_N``. The formula printed in
   section 3.1, ``(1 - S)^N_L S^N_N``, swaps the two exponents; we use the derived one.
 * **Overlapping relations.** ``Omega`` factorises over cliques (connected components of the
-  links). A clique of |T| chunklets is enumerated exactly when ``M^|T| <= max_exact_configs``;
-  beyond that (``omega="auto"``) its relations are treated as if they did not overlap (the
-  approximation of Shental et al. 2004 that section 2.3 mentions): each edge contributes its
-  pair normaliser divided by that of two independent nodes.
+  links). A clique of |T| chunklets is enumerated exactly when ``M^|T| <= max_exact_configs``,
+  else solved exactly by :class:`pairlab.markov.LabelNetwork` (trees, small loop cutsets) when
+  ``M^cutset |T| <= max_exact_work``; beyond both (``omega="auto"``) its relations are treated as
+  if they did not overlap (the approximation of Shental et al. 2004 that section 2.3 mentions):
+  each edge contributes its pair normaliser divided by that of two independent nodes.
 * **Prior update (eq. 2.13)** is maximised over the simplex with L-BFGS on a softmax
   parametrisation with the analytic gradient ``N_k - E_prior[count_k]`` (a generalised EM step:
   the previous weights are kept if the optimiser does not improve on them); ``weights_update=
   "grid"`` reproduces the paper's 0.01 grid search (eq. 2.14) with ``log Omega`` tabulated once.
-* **Posteriors** over each clique: exact enumeration (O(M^|T|), vectorised over all cliques of
-  the same size), Gibbs sampling (eq. 3.1) or mean field (eq. 3.5). Gibbs and mean field visit
+* **Posteriors** over each clique: exact (enumeration, O(M^|T|), vectorised over all cliques of
+  the same size; sum-product / cutset conditioning beyond), Gibbs sampling (eq. 3.1) or mean
+  field (eq. 3.5). Gibbs and mean field visit
   the nodes one colour class of a greedy graph colouring at a time; nodes of one class share no
   relation, so this is the paper's sequential scan in another order, vectorised.
 * **Objective**: the penalized log-likelihood ``log P_p(X | Theta, W)`` (what EM maximises,
