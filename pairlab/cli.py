@@ -164,7 +164,9 @@ def _not_yet(what: str) -> int:
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
-    return _not_yet("the desktop app (`pairlab gui`)")
+    from .gui.command import run as run_gui
+
+    return run_gui(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -216,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=scaffold.run)
 
     p = sub.add_parser("gui", help="open the desktop teaching app")
+    from .gui.command import add_arguments as add_gui_arguments
+
+    add_gui_arguments(p)
     p.set_defaults(func=cmd_gui)
     return parser
 

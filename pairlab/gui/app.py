@@ -81,6 +81,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.autosave_enabled = autosave
         self.playing = False
         self._target: int | None = None
+        self._step_when_idle = False
         self._known_errors: set[str] = set()
         self._dialogs: list[QtWidgets.QDialog] = []
         self.pane_views: list[PaneView] = []
@@ -544,6 +545,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.progress.hide()
             self.cancel_button.hide()
             self._update_controls()
+            if self._step_when_idle:
+                self._step_when_idle = False
+                QtCore.QTimer.singleShot(0, self.step_forward)
 
     def _show_busy(self) -> None:
         if not self.executor.busy:
@@ -560,6 +564,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.progress.setFormat(f"{label} {done}/{total}")
 
     def cancel(self) -> None:
+        self._step_when_idle = False
         if self.executor.busy:
             self.executor.cancel()
             self.status.showMessage("Cancelling after the current iteration...", 4000)
@@ -585,6 +590,8 @@ class MainWindow(QtWidgets.QMainWindow):
     def step_forward(self) -> bool:
         """One iteration forward in every pane; False when every pane is at its end."""
         if self.executor.busy:
+            if not self.playing:
+                self._step_when_idle = True  # a key press during a rebuild is not lost
             return True
         t = self.lab.iteration + 1
         if self.lab.needs_compute(t):

@@ -282,7 +282,7 @@ class Banner(QtWidgets.QFrame):
         self.show()
 
     def text(self) -> str:
-        return self.label.text() if self.isVisible() else ""
+        return "" if self.isHidden() else self.label.text()
 
 
 def plugins_report(registry: Any) -> str:

@@ -1,0 +1,436 @@
+"""The teaching app driven through its real widgets, offscreen (pytest-qt)."""
+
+import json
+import time
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+from PIL import Image
+from PySide6 import QtCore
+
+from pairlab import Algorithm, Param, PluginError, Registry, State, hookimpl
+from pairlab.gui.app import MainWindow, default_lab
+from pairlab.gui.model import Lab
+
+pytestmark = pytest.mark.gui
+
+
+class Shrink(Algorithm):
+    """Two centres walk halfway to the class means per step; counts its steps."""
+
+    name = "test-shrink"
+    title = "Shrink (test)"
+    params = (Param("stop", int, 5, "iterations until convergence", low=1),)
+    steps = 0
+
+    def _state(self, t, centers):
+        d2 = ((self.X[:, None, :] - centers[None]) ** 2).sum(axis=2)
+        r = np.exp(-(d2 - d2.min(axis=1, keepdims=True)))
+        r /= r.sum(axis=1, keepdims=True)
+        return State(t, d2.argmin(axis=1), r, objective=float(d2.min(axis=1).sum()),
+                     objective_name="sse", model={"means": centers})
+
+    def initialize(self):
+        return self._state(0, self.X[:2].copy())
+
+    def step(self, state):
+        type(self).steps += 1
+        target = np.array([self.X[self.dataset.y == c].mean(axis=0) for c in (0, 1)])
+        return self._state(state.iteration + 1, (state.model["means"] + target) / 2)
+
+    def converged(self, previous, current):
+        return current.iteration >= self.params["stop"]
+
+
+class Diverge(Shrink):
+    """Produces a NaN objective at iteration 2."""
+
+    name = "test-nan"
+    title = "Diverges (test)"
+
+    def step(self, state):
+        new = super().step(state)
+        if new.iteration >= 2:
+            return State(new.iteration, new.labels, new.responsibilities, objective=float("nan"),
+                         objective_name="sse", model=dict(new.model))
+        return new
+
+
+class Crash(Shrink):
+    """A plugin bug: raises a plain Python error at the first step."""
+
+    name = "test-crash"
+    title = "Crashes (test)"
+
+    def step(self, state):
+        raise KeyError("oops")
+
+
+class Slow(Shrink):
+    """Each step takes 0.4 s."""
+
+    name = "test-slow"
+    title = "Slow (test)"
+
+    def step(self, state):
+        time.sleep(0.4)
+        return super().step(state)
+
+
+class _Plugin:
+    @hookimpl
+    def pairlab_algorithms(self):
+        return [Shrink, Diverge, Crash, Slow]
+
+
+class _Broken:
+    @hookimpl
+    def pairlab_algorithms(self):
+        raise RuntimeError("this plugin is broken on purpose")
+
+
+@pytest.fixture(autouse=True)
+def _autosave_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAIRLAB_AUTOSAVE_DIR", str(tmp_path / "autosave"))
+
+
+@pytest.fixture
+def registry():
+    reg = Registry()
+    reg.register(_Plugin(), name="gui-test-plugin")
+    return reg
+
+
+def make_window(qtbot, registry, algorithms=("test-shrink",), n=60, links=(2, 2), params=None):
+    lab = Lab(registry)
+    lab.set_dataset("two-moons", {"n_samples": n}, seed=0)
+    for k, name in enumerate(algorithms):
+        lab.add_pane(name, (params or {}).get(k))
+    if links:
+        lab.add_random_links(*links)
+    window = MainWindow(lab)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.wait_idle(20)
+    return window
+
+
+def test_launch_defaults(qtbot):
+    lab = default_lab()
+    assert lab.dataset_name == "two-moons"
+    names = lab.algorithm_names()
+    assert lab.panes[0].name == ("gmpr" if "gmpr" in names else names[0])
+    window = MainWindow(lab)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.wait_idle(20)
+    assert lab.panes[0].run is not None and lab.panes[0].error is None
+    view = window.pane_views[0]
+    assert len(view.canvas.layers.scatter.data) == lab.dataset.n_samples
+    assert lab.constraints.n_must_link == 3 and lab.constraints.n_cannot_link == 3
+    assert window.dataset_combo.count() == len(lab.dataset_names())
+    assert window.pane_configs[0].combo.count() == len(names)
+
+
+def test_play_until_convergence(qtbot, registry):
+    window = make_window(qtbot, registry, ("test-shrink", "gmm"), params={0: {"stop": 4}})
+    window.speed.setValue(30)
+    window.play()
+    qtbot.waitUntil(lambda: not window.playing, timeout=20000)
+    lab = window.lab
+    assert all(p.finished and p.error is None for p in lab.panes)
+    assert lab.panes[0].last_index == 4
+    assert lab.iteration == lab.max_index
+    assert window.slider.value() == lab.max_index
+    assert "converged" in window.pane_views[0].header.text()
+    assert "purity" in window.pane_views[0].metrics.text()
+
+
+def test_step_back_restores_the_earlier_state_exactly(qtbot, registry):
+    window = make_window(qtbot, registry, ("test-shrink",), params={0: {"stop": 6}})
+    lab, pane = window.lab, window.lab.panes[0]
+    layers = window.pane_views[0].canvas.layers
+    seen = {}
+    for _ in range(6):
+        window.step_forward()
+        assert window.wait_idle(10)
+        seen[lab.iteration] = (lab.state(pane), layers.scatter.data["brush"].copy(),
+                               window.slider.value())
+    steps = Shrink.steps
+    for t in (5, 4, 3, 2):
+        window.step_back()
+        assert lab.iteration == t and not window.executor.busy  # nothing was computed
+        state, brushes, slider = seen[t]
+        assert lab.state(pane) is state
+        assert all(a is b for a, b in zip(layers.scatter.data["brush"], brushes, strict=True))
+        assert window.slider.value() == slider == t
+    window.seek(5)
+    assert lab.state(pane) is seen[5][0]
+    assert Shrink.steps == steps
+
+
+def _click(qtbot, window, index, pane=0):
+    canvas = window.pane_views[pane].canvas
+    x, y = window.lab.dataset.view[index]
+    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton,
+                     pos=canvas.widget_pos(float(x), float(y)))
+
+
+def _click_xy(qtbot, window, x, y, pane=0):
+    canvas = window.pane_views[pane].canvas
+    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton,
+                     pos=canvas.widget_pos(float(x), float(y)))
+
+
+def test_links_by_clicking_points(qtbot, registry):
+    window = make_window(qtbot, registry, ("test-shrink", "test-shrink"), links=None)
+    lab = window.lab
+    xy = lab.dataset.view
+    # two well separated points
+    i = int(np.argmin(xy[:, 0]))
+    j = int(np.argmax(xy[:, 0]))
+    k = int(np.argmax(xy[:, 1]))
+    window.set_tool("must")
+    _click(qtbot, window, i)
+    assert window.pending_point == i
+    assert window.pane_views[1].canvas.layers.selection.isVisible()
+    _click(qtbot, window, j, pane=1)  # either pane: they share the data
+    assert lab.base.must_link.tolist() == [sorted([i, j])]
+    window.set_tool("cannot")
+    _click(qtbot, window, j)
+    _click(qtbot, window, k)
+    assert lab.base.cannot_link.tolist() == [sorted([j, k])]
+    assert window.wait_idle(10)
+    layers = window.pane_views[0].canvas.layers
+    assert layers.links["must"].isVisible() and layers.links["cannot"].isVisible()
+    dashed = (QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.CustomDashLine)
+    assert layers.links["cannot"].opts["pen"].style() in dashed
+    assert layers.links["must"].opts["pen"].style() == QtCore.Qt.PenStyle.SolidLine
+    # delete the must-link by clicking the middle of its line
+    window.set_tool("delete")
+    mid = (xy[i] + xy[j]) / 2
+    _click_xy(qtbot, window, *mid)
+    assert lab.base.n_must_link == 0 and lab.base.n_cannot_link == 1
+    window.undo()
+    assert lab.base.n_must_link == 1
+
+
+def test_place_initial_means_by_clicking(qtbot, registry):
+    window = make_window(qtbot, registry, ("kmeans",), links=None, params={0: {"n_clusters": 2}})
+    window.set_tool("means")
+    _click_xy(qtbot, window, 0.0, 0.5)
+    assert window.wait_idle(10)
+    assert "means_init" in window.lab.panes[0].error  # one mean for two clusters: explained
+    assert "means_init" in window.banner.text()
+    _click_xy(qtbot, window, 1.0, -0.3)
+    assert window.wait_idle(10)
+    pane = window.lab.panes[0]
+    assert pane.error is None
+    np.testing.assert_allclose(pane.run.history[0].model["centers"], [[0.0, 0.5], [1.0, -0.3]],
+                               atol=0.05)
+    assert window.pane_views[0].canvas.layers.init_means.isVisible()
+
+
+def test_random_links_and_noise_widgets(qtbot, registry):
+    window = make_window(qtbot, registry, links=None)
+    window.n_must.setValue(4)
+    window.n_cannot.setValue(6)
+    window.add_random_links()
+    lab = window.lab
+    assert (lab.base.n_must_link, lab.base.n_cannot_link) == (4, 6)
+    window.set_noise(0.3)
+    assert lab.noise == 0.3 and lab.constraints != lab.base and len(lab.constraints) == 10
+    assert "30%" in window.links_label.text()
+    window.clear_links()
+    assert len(lab.base) == 0
+
+
+def test_session_save_and_open_round_trip(qtbot, registry, tmp_path):
+    window = make_window(qtbot, registry, ("test-shrink", "gmm"), params={0: {"stop": 4}})
+    window.set_noise(0.2)
+    window.act_ellipses.setChecked(False)
+    window._toggle_view()
+    window.step_forward()  # while the runs are rebuilt: done once they are ready
+    assert window.wait_idle(10)
+    for _ in range(2):
+        window.step_forward()
+        assert window.wait_idle(10)
+    path = tmp_path / "lesson.json"
+    window.save_session(path)
+    data = json.loads(path.read_text())
+    assert data["iteration"] == 3 and data["view"]["ellipses"] is False
+    assert [p["algorithm"] for p in data["panes"]] == ["test-shrink", "gmm"]
+
+    other = make_window(qtbot, registry, ("test-shrink",), links=None)
+    assert other.open_session(path)
+    assert other.wait_idle(20)
+    a, b = window.lab, other.lab
+    assert b.iteration == 3 and b.constraints == a.constraints and b.noise == 0.2
+    assert [p.name for p in b.panes] == ["test-shrink", "gmm"]
+    assert len(other.pane_views) == 2 and not other.show_ellipses
+    for pa, pb in zip(a.panes, b.panes, strict=True):
+        assert pa.run.state.equals(pb.run.state)
+    # a bad file leaves the app working and says why
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "pairlab-session", "dataset": {"name": "nope"}, '
+                   '"panes": [{"algorithm": "gmm"}]}')
+    assert not other.open_session(bad)
+    assert "nope" in other.banner.text()
+    assert other.wait_idle(10) and b.panes[0].run is not None
+
+
+def test_autosave_writes_and_offers_restore(qtbot, registry, tmp_path):
+    window = make_window(qtbot, registry)
+    path = window.autosave()
+    assert path.parent == tmp_path / "autosave"
+    data = json.loads(path.read_text())
+    assert data["clean_exit"] is False and data["format"] == "pairlab-session"
+    restored = MainWindow(default_lab(registry), offer_restore=True)
+    qtbot.addWidget(restored)
+    assert "ended unexpectedly" in restored.banner.text()
+    restored.close()  # a clean exit is recorded
+    assert json.loads(path.read_text())["clean_exit"] is True
+
+
+def test_nan_algorithm_stops_with_a_message_and_the_app_keeps_working(qtbot, registry):
+    window = make_window(qtbot, registry, ("test-nan", "test-shrink"))
+    window.speed.setValue(30)
+    window.play()
+    qtbot.waitUntil(lambda: not window.playing, timeout=20000)
+    bad, good = window.lab.panes
+    assert bad.error is not None and "NaN" in bad.error and "test-nan" in bad.error
+    assert "NaN" in window.banner.text()
+    assert bad.last_index == 1
+    # the app still works: the other pane goes on, and the broken one can be replaced
+    window.run_to_end()
+    assert window.wait_idle(10)
+    assert good.finished and good.error is None and good.last_index == 5
+    window.pane_configs[0].combo.setCurrentIndex(window.pane_configs[0].combo.findData("test-shrink"))
+    assert window.wait_idle(10)
+    assert window.lab.panes[0].name == "test-shrink" and window.lab.panes[0].error is None
+
+
+def test_plugin_exception_is_reported_readably(qtbot, registry):
+    window = make_window(qtbot, registry, ("test-crash",))
+    window.step_forward()
+    assert window.wait_idle(10)
+    pane = window.lab.panes[0]
+    assert "KeyError" in pane.error and "bug in the plugin" in pane.error
+    assert "stopped: error" in window.pane_views[0].header.text()
+    assert not window.step_forward()  # nothing more to compute, no exception
+
+
+def test_broken_plugin_is_listed_and_does_not_stop_the_app(qtbot, registry):
+    info = registry.register(_Broken(), name="broken-plugin")
+    assert not info.ok and registry.failures
+    window = make_window(qtbot, registry)
+    dialog = window.show_plugins()
+    text = dialog.browser.toPlainText()
+    assert "broken-plugin" in text and "FAILED" in text and "broken on purpose" in text
+    assert "gui-test-plugin" in text
+    window.step_forward()
+    assert window.wait_idle(10) and window.lab.iteration == 1
+    with pytest.raises(PluginError):
+        registry.algorithm("broken-plugin")
+
+
+def test_long_steps_run_off_the_gui_thread_and_can_be_cancelled(qtbot, registry):
+    window = make_window(qtbot, registry, ("test-slow",), params={0: {"stop": 50}})
+    ticks = []
+    timer = QtCore.QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(20)
+    window.run_to_end()
+    qtbot.waitUntil(lambda: window.progress.isVisible(), timeout=3000)
+    qtbot.wait(500)
+    assert len(ticks) >= 10  # the event loop kept running while the worker computed
+    window.cancel()
+    assert window.wait_idle(5)
+    timer.stop()
+    pane = window.lab.panes[0]
+    assert 1 <= pane.last_index < 10 and not pane.finished
+    assert not window.progress.isVisible()
+
+
+def test_keyboard_shortcuts(qtbot, registry):
+    window = make_window(qtbot, registry)
+    window.activateWindow()
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_Right)
+    assert window.wait_idle(10) and window.lab.iteration == 1
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_Left)
+    assert window.lab.iteration == 0
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_M)
+    assert window.tool == "must"
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_C)
+    assert window.tool == "cannot"
+    keys = {a.shortcut().toString() for a in window.actions()}
+    assert {"Space", "Right", "Left", "M", "C", "D", "Ctrl+S", "Ctrl+O", "F11"} <= keys
+
+
+def test_presentation_mode(qtbot, registry):
+    window = make_window(qtbot, registry)
+    small = window.pane_views[0].canvas.layers.scatter.opts["size"]
+    window.toggle_presentation(on=True)
+    assert window.presenting and window.pane_views[0].canvas.layers.scatter.opts["size"] > small
+    assert not window.dock.isVisible()
+    window.toggle_presentation(on=False)
+    assert window.pane_views[0].canvas.layers.scatter.opts["size"] == small
+
+
+def test_exports_are_not_blank(qtbot, registry, tmp_path):
+    window = make_window(qtbot, registry, ("test-shrink", "gmm"), params={0: {"stop": 3}})
+    window.step_forward()
+    assert window.wait_idle(10)
+    png, svg = tmp_path / "view.png", tmp_path / "view.svg"
+    window.export_view(png)
+    window.export_view(svg)
+    pixels = np.asarray(Image.open(png).convert("RGB"), dtype=float)
+    assert pixels.shape[1] > 600 and pixels.std() > 10
+    # coloured points, not just black and white
+    assert (np.ptp(pixels, axis=2) > 60).mean() > 0.002
+    root = ET.parse(svg).getroot()
+    assert root.tag.endswith("svg") and len(list(root.iter())) > 50
+    gif = tmp_path / "run.gif"
+    window.export_animation(gif, "gif")
+    with Image.open(gif) as im:
+        assert im.n_frames == window.lab.max_index + 1
+    folder = tmp_path / "frames"
+    window.export_animation(folder, "frames")
+    assert len(list(folder.glob("frame_*.png"))) == window.lab.max_index + 1
+
+
+def test_compare_panes_and_parameter_form(qtbot, registry):
+    window = make_window(qtbot, registry, ("test-shrink",))
+    window.add_pane("gmm")
+    assert window.wait_idle(10)
+    assert len(window.pane_views) == 2 and window.lab.panes[1].run is not None
+    form = window.pane_configs[0].form
+    field = form.fields["stop"]
+    field.setValue(2)  # a spin box: committed at once
+    assert window.wait_idle(10)
+    assert window.lab.panes[0].params["stop"] == 2
+    window.run_to_end()
+    assert window.wait_idle(10)
+    assert window.lab.panes[0].last_index == 2
+    gmm_form = window.pane_configs[1].form
+    tol = gmm_form.fields["tol"]
+    tol.setText("-1")
+    tol.editingFinished.emit()
+    assert "tol" in gmm_form.errors and "must be >=" in gmm_form.errors["tol"]
+    window.remove_pane(0)
+    assert [p.name for p in window.lab.panes] == ["gmm"] and len(window.pane_views) == 1
+
+
+def test_cli_screenshot(qtbot, tmp_path):
+    from pairlab.cli import main
+
+    out = tmp_path / "shot.png"
+    code = main(["gui", "--dataset", "two-moons", "--data", "n_samples=80", "--algorithm", "gmm",
+                 "--algorithm", "kmeans", "--set", "2:n_clusters=2", "--play", "3",
+                 "--screenshot", str(out), "--size", "900x600"])
+    assert code == 0
+    pixels = np.asarray(Image.open(out).convert("RGB"), dtype=float)
+    assert pixels.shape[:2] == (600, 900) and pixels.std() > 10
