@@ -13,6 +13,29 @@ from tests.plugin_install import REPO, env_with, pip_install_target
 
 PACKAGE = REPO / "plugins" / "pairlab-cop-kmeans"
 
+# Opens the desktop app offscreen with the installed plugin, reads the pane's algorithm menu,
+# picks COP-KMeans in it and runs it to convergence through the window's own worker.
+GUI_SCRIPT = """
+import json, sys
+from PySide6 import QtWidgets
+app = QtWidgets.QApplication([])
+from pairlab.gui.app import MainWindow, default_lab
+window = MainWindow(default_lab(), autosave=False)
+window.wait_idle()
+combo = window.findChild(QtWidgets.QComboBox, "algorithm")
+items = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
+combo.setCurrentIndex(combo.findData("cop-kmeans"))
+window.wait_idle()
+window.run_to_end()
+window.wait_idle()
+pane = window.lab.panes[0]
+result = {"items": items, "pane": pane.name, "error": pane.error,
+          "iterations": pane.last_index, "converged": bool(pane.run and pane.run.converged)}
+window.close()  # stops the worker thread
+app.processEvents()
+print(json.dumps(result))
+"""
+
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
@@ -79,3 +102,18 @@ def test_the_packages_own_tests_pass(installed):
                          timeout=300)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert " passed" in out.stdout and "failed" not in out.stdout
+
+
+def test_shows_in_the_gui_algorithm_menu_and_runs_there(installed, tmp_path):
+    target, _ = installed
+    env = env_with(target)
+    env.update(QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path),
+               XDG_DATA_HOME=str(tmp_path), XDG_RUNTIME_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", GUI_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["items"]["cop-kmeans"] == "COP-KMeans (constrained k-means)  (cop-kmeans)"
+    assert "gmm" in result["items"]
+    assert result["pane"] == "cop-kmeans" and result["error"] is None
+    assert result["converged"] and result["iterations"] >= 1
