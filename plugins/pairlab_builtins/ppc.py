@@ -644,7 +644,7 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
         if omega == "ignore":
             node_sizes = node_sizes[:0]
         self._omega = _Omega(omega_groups, node_sizes, (g.sizes[a[on]], g.sizes[b[on]], w[on]))
-        self._grid: tuple[np.ndarray, np.ndarray] | None = None
+        self._grid: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._warm: dict[str, Any] | None = None
 
         parts = []
@@ -707,7 +707,11 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
         return ap.bound(Ua, Qa)
 
     def m_step(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Means and covariances as in a GMM (section 2.3); mixing weights by eq. 2.13."""
+        """Means and covariances as in a GMM (section 2.3); mixing weights by eq. 2.13.
+
+        When Omega is constant (no relations, or ``omega="ignore"``) eq. 2.13 has the GMM's closed
+        form N_k / N, used whatever ``weights_update`` says.
+        """
         nk, means, covs = gaussian_m_step(self.X, state.responsibilities, self.params["reg_covar"])
         if self._omega.trivial or self._ignore_omega:
             return nk / nk.sum(), means, covs
