@@ -70,87 +70,100 @@ _TINY = np.finfo(np.float64).tiny
 # -- links ----------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LinkSet:
-    """Ordered link pairs (i, k) and (k, i) for every unordered link, sorted by (i, k).
+    """Both orders (i, k) and (k, i) of every unordered link: rows p and p + L of 2L rows.
 
-    ``reverse[p]`` is the row of the pair (k, i) when row p is (i, k); ``penalty[p]`` the pair's
-    penalty (q times its confidence; confidence 0 gives 0 even when q is infinite); ``rows`` the
-    distinct first indices and ``starts`` where each one's block of rows begins (for
-    ``np.add.reduceat``).
+    Row p < L is the link's pair (a, b) and row p + L is (b, a), so ``reverse[p]`` (the row of
+    (k, i) for the row (i, k)) is the other half; ``penalty[p]`` is q times the link's confidence
+    (confidence 0 gives 0 even when q is infinite).
     """
 
     first: np.ndarray
     second: np.ndarray
-    reverse: np.ndarray
     penalty: np.ndarray
-    rows: np.ndarray
-    starts: np.ndarray
 
     @classmethod
     def build(cls, pairs: np.ndarray, confidence: np.ndarray, q: float, n: int) -> LinkSet:
         pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         conf = np.asarray(confidence, dtype=float).reshape(-1)
+        if conf.shape != (len(pairs),):
+            raise InvalidInputError(f"{len(pairs)} links but {conf.size} confidences.")
         with np.errstate(invalid="ignore"):
-            q_pair = np.where(conf == 0, 0.0, conf * q) if pairs.size else np.empty(0)
+            q_pair = np.where(conf == 0, 0.0, conf * q)
         first = np.concatenate([pairs[:, 0], pairs[:, 1]])
         second = np.concatenate([pairs[:, 1], pairs[:, 0]])
-        qq = np.concatenate([q_pair, q_pair])
-        keys = first * n + second
-        order = np.argsort(keys, kind="stable")
-        first, second, qq, keys = first[order], second[order], qq[order], keys[order]
-        reverse = np.searchsorted(keys, second * n + first)
-        rows, starts = np.unique(first, return_index=True)
-        return cls(first, second, reverse, qq, rows, starts)
+        return cls(first, second, np.concatenate([q_pair, q_pair]))
 
     @property
     def size(self) -> int:
         """Number of ordered pairs (twice the number of links)."""
         return int(self.first.size)
 
+    @property
+    def reverse(self) -> np.ndarray:
+        half = self.size // 2
+        return np.r_[np.arange(half, 2 * half), np.arange(half)]
+
+    def incidence(self, support: np.ndarray) -> sp.csr_matrix:
+        """(len(support), 2L) sparse 0/1 matrix summing rows by their first point (eq. 24)."""
+        rows = np.searchsorted(support, self.first)
+        return sp.csr_matrix((np.ones(self.size), (rows, np.arange(self.size))),
+                             shape=(support.size, self.size))
+
 
 # -- the message updates of Algorithm 1 ------------------------------------------------------------
-def cannot_link_update(B: np.ndarray, gamma: np.ndarray, reverse: np.ndarray, q: np.ndarray
-                       ) -> np.ndarray:
+def _penalties(penalty: np.ndarray, q_max: float) -> float | np.ndarray:
+    """Penalties capped at ``q_max``: a scalar when they are all equal (a faster clip), else (P, 1)."""
+    q = np.minimum(penalty, q_max)
+    if q.size and np.all(q == q[0]):
+        return float(q[0])
+    return q[:, None]
+
+
+def _halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    half = x.shape[0] // 2
+    return x[:half], x[half:]
+
+
+def cannot_link_update(B: np.ndarray, gamma: np.ndarray, q: float | np.ndarray) -> np.ndarray:
     """New gamma (eq. 17) for every ordered cannot-link (i, k) and every j, shape (2|C|, n).
 
-    ``B`` holds alpha_kj + rho_kj for each row's k (already gathered, shape (2|C|, n)); ``q``
-    (2|C|, 1) the penalties, ``reverse`` the row of (k, i) for each row (i, k).
-    With lambda_ki^j = alpha_kj + rho_kj - gamma_ki^j (eq. 23), eq. 17 reads
-    gamma_ik^j = -min(q_c + max(0, -lambda), max(0, lambda)), which equals -clip(lambda, 0, q_c)
-    (for lambda < 0 the first argument exceeds the second, 0); the clip form has no inf - inf
-    for q_c = inf. ``B`` is overwritten.
+    ``B`` holds alpha_kj + rho_kj for each row's k (shape (2|C|, n)), ``gamma`` the old messages
+    and ``q`` (2|C|, 1) the penalties. With lambda_ki^j = alpha_kj + rho_kj - gamma_ki^j
+    (eq. 23), eq. 17 reads gamma_ik^j = -min(q_c + max(0, -lambda), max(0, lambda)), which is
+    -clip(lambda, 0, q_c) = clip(-lambda, -q_c, 0) (for lambda < 0 the first argument exceeds the
+    second, 0); this form has no inf - inf when q_c = inf. The result is written into ``B``.
     """
-    B -= gamma[reverse]
-    np.clip(B, 0.0, q, out=B)
-    np.negative(B, out=B)
+    for out, rev in zip(_halves(B), _halves(gamma)[::-1], strict=True):
+        np.subtract(rev, out, out=out)                       # -lambda_ki^j
+    np.clip(B, -q, 0.0, out=B)
     return B
 
 
-def must_link_update(B: np.ndarray, omega: np.ndarray, reverse: np.ndarray, q: np.ndarray
-                     ) -> np.ndarray:
+def must_link_update(B: np.ndarray, omega: np.ndarray, q: float | np.ndarray) -> np.ndarray:
     """New omega (eq. 20) for every ordered must-link (i, m) and every j, shape (2|M|, n).
 
-    ``B`` holds alpha_mj + rho_mj for each row's m; ``q`` and ``reverse`` as for
-    :func:`cannot_link_update`. With tau_mi^j = alpha_mj + rho_mj -
-    omega_mi^j (eq. 22), eq. 20 reads omega = max(min(-tau, -q_m), min(tau, q_m)), which is
-    clip(tau, -q_m, q_m). ``B`` is overwritten.
+    ``B``, ``omega`` and ``q`` as for :func:`cannot_link_update`. With tau_mi^j = alpha_mj +
+    rho_mj - omega_mi^j (eq. 22), eq. 20 reads omega = max(min(-tau, -q_m), min(tau, q_m)),
+    which is clip(tau, -q_m, q_m). The result is written into ``B``.
     """
-    B -= omega[reverse]
+    for out, rev in zip(_halves(B), _halves(omega)[::-1], strict=True):
+        out -= rev                                            # tau_mi^j
     np.clip(B, -q, q, out=B)
     return B
 
 
-def modified_similarity(S: np.ndarray, S_hat: np.ndarray, support: np.ndarray,
-                        terms: list[tuple[np.ndarray, LinkSet, np.ndarray]]) -> None:
-    """Eq. 24 in place: S_hat[i] = S[i] + sum_m omega_im + sum_k gamma_ik for constrained i.
+def modified_similarity(S_support: np.ndarray, S_hat: np.ndarray, support: np.ndarray,
+                        terms: list[tuple[sp.csr_matrix, np.ndarray]]) -> None:
+    """Eq. 24 in place: S_hat[i] = s(i, .) + sum_m omega_im + sum_k gamma_ik for constrained i.
 
-    ``terms`` lists (messages, links, position of links.rows in ``support``); rows outside
-    ``support`` (unconstrained points) keep S_hat = S and are not touched.
+    ``S_support`` is S[support]; ``terms`` lists (incidence matrix, messages) per kind of link.
+    Rows outside ``support`` (points without links) keep S_hat = S and are not touched.
     """
-    corr = np.zeros((support.size, S.shape[1]))
-    for msgs, links, rowpos in terms:
-        if links.size:
-            corr[rowpos] += np.add.reduceat(msgs, links.starts, axis=0)
-    S_hat[support] = S[support] + corr
+    total = S_support.copy()
+    for incidence, msgs in terms:
+        if msgs.size:
+            total += incidence @ msgs
+    S_hat[support] = total
 
 
 def availability_update(R: np.ndarray, A: np.ndarray, damping: float, tmp: np.ndarray) -> None:
@@ -208,17 +221,18 @@ class MessageEngine:
         self.damping = damping
         self.order = order
         self.ml, self.cl = must_link, cannot_link
-        self.support = np.union1d(must_link.rows, cannot_link.rows)
+        self.support = np.union1d(must_link.first, cannot_link.first)
         self.ml_pos = np.searchsorted(self.support, must_link.second)
         self.cl_pos = np.searchsorted(self.support, cannot_link.second)
-        self.ml_rowpos = np.searchsorted(self.support, must_link.rows)
-        self.cl_rowpos = np.searchsorted(self.support, cannot_link.rows)
+        self.ml_inc = must_link.incidence(self.support)
+        self.cl_inc = cannot_link.incidence(self.support)
         n = self.n
         self.A = np.zeros((n, n))
         self.R = np.zeros((n, n))
         self.tmp = np.empty((n, n))
         self.omega = np.zeros((must_link.size, n))
         self.gamma = np.zeros((cannot_link.size, n))
+        self._old_links = (self.omega, self.gamma)
         self.set_similarity(S)
 
     @property
@@ -237,8 +251,9 @@ class MessageEngine:
         self.S = S
         span = float(S.max() - S.min()) if S.size else 0.0
         self.q_max = 2.0 * self.n * span + 1.0
-        self.ml_q = np.minimum(self.ml.penalty, self.q_max)[:, None]
-        self.cl_q = np.minimum(self.cl.penalty, self.q_max)[:, None]
+        self.ml_q = _penalties(self.ml.penalty, self.q_max)
+        self.cl_q = _penalties(self.cl.penalty, self.q_max)
+        self.S_support = S[self.support]
         self.S_hat = S.copy() if self.constrained else S
         self.reset()
 
@@ -250,36 +265,37 @@ class MessageEngine:
         if self.constrained:
             self.S_hat[...] = self.S
 
+    def _link_messages(self) -> None:
+        """gamma^(t) (eq. 17) and omega^(t) (eq. 20) from the messages of iteration t-1."""
+        B = self.A.take(self.support, axis=0)
+        B += self.R.take(self.support, axis=0)    # alpha_kj + rho_kj of every constrained k
+        self._old_links = (self.omega, self.gamma)
+        if self.cl.size:
+            self.gamma = cannot_link_update(B.take(self.cl_pos, axis=0), self.gamma, self.cl_q)
+        if self.ml.size:
+            self.omega = must_link_update(B.take(self.ml_pos, axis=0), self.omega, self.ml_q)
+
     def iterate(self, track_change: bool = False) -> float | None:
         """One iteration; with ``track_change`` return the largest change of any message."""
         if self.n < 2:
             return 0.0 if track_change else None
-        old = (self.A.copy(), self.R.copy(), self.omega.copy(), self.gamma.copy()) \
-            if track_change else None
+        old = (self.A.copy(), self.R.copy()) if track_change else None
         if self.order == "frey-dueck":
             responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
             availability_update(self.R, self.A, self.damping, self.tmp)
         else:
             if self.constrained:
-                B = self.A[self.support]
-                B += self.R[self.support]
-                if self.cl.size:
-                    self.gamma = cannot_link_update(B[self.cl_pos], self.gamma, self.cl.reverse,
-                                                    self.cl_q)
-                if self.ml.size:
-                    self.omega = must_link_update(B[self.ml_pos], self.omega, self.ml.reverse,
-                                                  self.ml_q)
-                del B
-                modified_similarity(self.S, self.S_hat, self.support,
-                                    [(self.omega, self.ml, self.ml_rowpos),
-                                     (self.gamma, self.cl, self.cl_rowpos)])
+                self._link_messages()
+                modified_similarity(self.S_support, self.S_hat, self.support,
+                                    [(self.ml_inc, self.omega), (self.cl_inc, self.gamma)])
             availability_update(self.R, self.A, self.damping, self.tmp)
             responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
         if old is None:
             return None
-        new = (self.A, self.R, self.omega, self.gamma)
-        return float(max((np.max(np.abs(a - b)) for a, b in zip(new, old, strict=True) if a.size),
-                         default=0.0))
+        pairs = [(self.A, old[0]), (self.R, old[1])]
+        if self.constrained and self.order != "frey-dueck":
+            pairs += [(self.omega, self._old_links[0]), (self.gamma, self._old_links[1])]
+        return float(max(np.max(np.abs(a - b)) for a, b in pairs if a.size))
 
     def self_exemplars(self) -> np.ndarray:
         """Boolean (n,): alpha_jj + rho_jj > 0 (end of section 3)."""
@@ -288,14 +304,14 @@ class MessageEngine:
 
 
 # -- exemplars, objective ------------------------------------------------------------------------
-def _best_candidates(A: np.ndarray, R: np.ndarray) -> np.ndarray:
+def _best_candidates(A: np.ndarray, R: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
     """Each point's current best candidate arg max_k (alpha_ik + rho_ik), ties to the point itself.
 
     Used while no self-exemplar has emerged (e.g. iteration 0, where every message is 0 and every
     point is therefore its own candidate); the candidates are then made their own exemplars.
     """
     n = A.shape[0]
-    belief = A + R
+    belief = np.add(A, R, out=buf)
     best = np.argmax(belief, axis=1)
     top = belief[np.arange(n), best]
     own = belief.flat[:: n + 1]
@@ -305,8 +321,30 @@ def _best_candidates(A: np.ndarray, R: np.ndarray) -> np.ndarray:
     return c
 
 
+def _argmax_over(cols: np.ndarray, M: np.ndarray, M2: np.ndarray | None = None,
+                 buf: np.ndarray | None = None) -> np.ndarray:
+    """For every row, the column of ``cols`` (sorted) where M (+ M2) is largest; first on ties.
+
+    Few columns: gather them. Many: mask the others with -inf in one contiguous pass.
+    """
+    m = M.shape[1]
+    if cols.size * 4 <= m:
+        sub = M[:, cols] if M2 is None else M[:, cols] + M2[:, cols]
+        return cols[np.argmax(sub, axis=1)]
+    if M2 is not None:
+        buf = np.add(M, M2, out=buf)
+    elif buf is None:
+        buf = M.copy()
+    else:
+        np.copyto(buf, M)
+    mask = np.full(m, -np.inf)
+    mask[cols] = 0.0
+    buf += mask
+    return np.argmax(buf, axis=1)
+
+
 def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: np.ndarray,
-                       rule: str = "paper") -> np.ndarray:
+                       rule: str = "paper", buf: np.ndarray | None = None) -> np.ndarray:
     """The exemplar of every point, shape (n,).
 
     ``rule="paper"`` (end of section 3): the exemplars are the self-exemplars
@@ -314,20 +352,21 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
     each k in Psi is its own exemplar. ``rule="refine"`` (Frey & Dueck's reference code, also
     scikit-learn): i picks arg max_{k in Psi} s(i, k); each cluster's exemplar is then moved to
     the member with the largest summed similarity from the other members, and points are
-    assigned again. With Psi empty both fall back to :func:`_best_candidates`.
+    assigned again. With Psi empty both fall back to :func:`_best_candidates`. ``buf`` is an
+    optional (n, n) scratch array.
     """
     n = A.shape[0]
     cols = np.flatnonzero(self_mask)
     if cols.size == 0:
-        return _best_candidates(A, R)
+        return _best_candidates(A, R, buf)
     if rule == "paper":
-        c = cols[np.argmax(A[:, cols] + R[:, cols], axis=1)]
+        c = _argmax_over(cols, A, R, buf)
         c[cols] = cols
         return c
     if rule != "refine":
         raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
     k = cols.size
-    lab = np.argmax(S[:, cols], axis=1)
+    lab = np.searchsorted(cols, _argmax_over(cols, S, None, buf))
     lab[cols] = np.arange(k)
     # summed similarity to each point j from the members of j's cluster
     onehot = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))
@@ -336,11 +375,10 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
     starts = np.flatnonzero(np.r_[True, np.diff(lab[order]) != 0])
     top = np.maximum.reduceat(score[order], starts)
     sizes = np.diff(np.r_[starts, n])
-    hit = score[order] == np.repeat(top, sizes)
-    hit_pos = np.flatnonzero(hit)
+    hit_pos = np.flatnonzero(score[order] == np.repeat(top, sizes))
     _, first = np.unique(lab[order][hit_pos], return_index=True)
-    refined = order[hit_pos[first]]
-    c = refined[np.argmax(S[:, refined], axis=1)]
+    refined = order[hit_pos[first]]                  # in cluster order, as Frey & Dueck
+    c = refined[np.argmax(S[:, refined], axis=1)]    # (ties to the earlier cluster, as theirs)
     c[refined] = refined
     return c
 
@@ -417,7 +455,7 @@ def available_memory() -> int | None:
 
 def _check_memory(name: str, n: int, n_square: int, n_pair_rows: int) -> None:
     """Refuse (InvalidInputError) when the message arrays would not fit in available memory."""
-    need = 8 * (n_square * n * n + 3 * n_pair_rows * n)
+    need = 8 * (n_square * n * n + 5 * n_pair_rows * n)
     have = available_memory()
     if have is not None and need > have:
         raise InvalidInputError(
@@ -580,7 +618,8 @@ class SCSSAP(Algorithm):
 
     def _state(self, iteration: int, mask: np.ndarray, change: float | None) -> State:
         eng = self._engine
-        exemplars = identify_exemplars(eng.A, eng.R, eng.S_hat, mask, self.params["exemplar_rule"])
+        exemplars = identify_exemplars(eng.A, eng.R, eng.S_hat, mask, self.params["exemplar_rule"],
+                                       eng.tmp)
         centers = np.unique(exemplars)
         labels = np.searchsorted(centers, exemplars).astype(np.int64)
         objective, broken_ml, broken_cl = net_similarity(eng.S, exemplars, eng.ml, eng.cl)
@@ -791,7 +830,8 @@ class SCSSAPMetric(SCSSAP):
         if inner or self._round_iter >= p["round_max_iter"] or self.dataset.n_samples == 1:
             self._round_done = True
             self._exemplars = identify_exemplars(self._engine.A, self._engine.R,
-                                                 self._engine.S_hat, mask, p["exemplar_rule"])
+                                                 self._engine.S_hat, mask, p["exemplar_rule"],
+                                                 self._engine.tmp)
             if self._round_end is not None and np.array_equal(self._round_end, self._exemplars):
                 self._unchanged_rounds += 1
             else:

@@ -1,0 +1,61 @@
+"""SCSSAP and affinity propagation against scikit-learn's AffinityPropagation.
+
+One unit of work is a whole fit of a fixed number of iterations (convergence checks disabled on
+both sides), from the data: similarities, median preference, tie noise, the iterations, the
+exemplars. pairlab's side also builds a State (labels, exemplars, net similarity) every iteration.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from pairlab.bench import BenchCase
+from pairlab.constraint_generators import random_pairs
+from pairlab.dataset import Dataset
+from pairlab.run import Run
+
+
+def _blobs(n: int, d: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    centers = rng.uniform(-10, 10, size=(k, d))
+    y = rng.integers(k, size=n)
+    return centers[y] + 1.5 * rng.normal(size=(n, d)), y
+
+
+def cases(quick: bool) -> list[BenchCase]:
+    n, d, k, n_iter = (400, 2, 4, 50) if quick else (2000, 2, 4, 50)
+    X, y = _blobs(n, d, k)
+    data = Dataset(X)
+    links = random_pairs(y, 500 if not quick else 100, 500 if not quick else 100,
+                         np.random.default_rng(1))
+    damping = 0.75
+    fixed = {"max_iter": n_iter, "convergence_iter": n_iter + 1, "damping": damping}
+
+    def fit(name: str, constraints=None) -> object:
+        run = Run(name, data, constraints, fixed, seed=0)
+        run.run()
+        return run.state
+
+    reference, ref_name = None, "scikit-learn unavailable"
+    try:
+        from sklearn.cluster import AffinityPropagation
+
+        def reference() -> object:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return AffinityPropagation(damping=damping, max_iter=n_iter,
+                                           convergence_iter=n_iter + 1, random_state=0).fit(X)
+
+        ref_name = f"scikit-learn AffinityPropagation, {n_iter} iterations"
+    except ImportError:
+        pass
+    return [
+        BenchCase("scssap-no-links", lambda: fit("scssap"), reference, ref_name, n, d, k, 0,
+                  goal=1.5, group="scssap"),
+        BenchCase(f"scssap-{len(links)}-links", lambda: fit("scssap", links), reference, ref_name,
+                  n, d, k, len(links), goal=3.0, group="scssap"),
+        BenchCase("affinity-propagation", lambda: fit("affinity-propagation"), reference, ref_name,
+                  n, d, k, 0, goal=None, group="scssap"),
+    ]
