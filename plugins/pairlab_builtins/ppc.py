@@ -460,9 +460,17 @@ def _greedy_colouring(adj: sp.csr_matrix) -> np.ndarray:
     return np.asarray(colour, dtype=np.int64)
 
 
+def _row_max(a: np.ndarray) -> np.ndarray:
+    """Row maxima of an (n, M) array, column by column (numpy's axis=1 reduction is slow for small M)."""
+    m = a[:, 0].copy()
+    for k in range(1, a.shape[1]):
+        np.maximum(m, a[:, k], out=m)
+    return m
+
+
 def _softmax_rows(logits: np.ndarray) -> np.ndarray:
-    p = np.exp(logits - logits.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
+    p = np.exp(logits - _row_max(logits)[:, None])
+    p /= (p @ np.ones(p.shape[1]))[:, None]
     return p
 
 
@@ -488,7 +496,7 @@ class _Approximate:
         """Q_i(k) <- exp(U_i(k) + 2 sum_j W_ij Q_j(k)) / norm, one colour class at a time."""
         Q = Q.copy()
         ones = np.ones(U.shape[1])
-        P0 = np.exp(U - U.max(axis=1, keepdims=True)) if self.shift_once else None
+        P0 = np.exp(U - _row_max(U)[:, None]) if self.shift_once else None
         it = 0
         while it < max_iter:
             it += 1
@@ -732,8 +740,9 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
 def maximize_prior(nk: np.ndarray, omega: _Omega, previous: np.ndarray | None = None) -> np.ndarray:
     """Maximise f(pi) = sum_k N_k log pi_k - log Omega(pi) by L-BFGS over pi = softmax(theta).
 
-    Starts from the better of N_k / N and ``previous``, and returns the optimum only if it improves
-    on the start (so the update never lowers eq. 2.13: a generalised EM step).
+    The gradient is analytic: d f / d log pi_k = N_k - E_prior[count_k], projected onto the simplex
+    by the softmax. Starts from the better of N_k / N and ``previous``, and returns the optimum
+    only if it improves on the start (so the update never lowers eq. 2.13: a generalised EM step).
     """
     N = float(nk.sum())
 
