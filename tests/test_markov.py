@@ -161,3 +161,45 @@ def test_repeated_edges_merge_their_weights():
 
 def test_docstring_example():
     assert doctest.testmod(markov).failed == 0
+
+
+def test_compress_keeps_one_component_per_isomorphism_class():
+    """For unaries shared by node label, inference on representatives gives the same totals."""
+    rng = np.random.default_rng(9)
+    n, M = 600, 3
+    edges = rng.integers(0, n, size=(260, 2))
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    extra = np.array([(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 6), (6, 3), (3, 5)]) + n
+    edges = np.vstack([edges, extra])  # two loopy components on new nodes
+    n += 7
+    labels = rng.integers(1, 3, size=n).astype(float)
+    for work in (200_000, 8):  # exact, and with the square-with-diagonal approximated
+        net = LabelNetwork(n, edges, M, max_exact_work=work)
+        small, mult, nodes = net.compress(labels)
+        assert small.n_nodes < net.n_nodes / 2 and mult.sum() == net.n_components
+        assert small.exact  # approximated components keep their tree
+        for _ in range(3):
+            log_alpha = np.log(rng.dirichlet(np.ones(M)))
+            full = net.infer(labels[:, None] * log_alpha)
+            rep = small.infer(labels[nodes][:, None] * log_alpha)
+            np.testing.assert_allclose(mult @ rep.component_log_partition, full.log_partition,
+                                       rtol=1e-12)
+            weight = mult[small.component_index] * labels[nodes]
+            np.testing.assert_allclose(weight @ rep.marginals, labels @ full.marginals,
+                                       rtol=1e-11)
+
+
+def test_compress_distinguishes_labels_and_shapes():
+    # two paths 0-1-2 and 3-4-5 (same shape), a star 6-(7, 8, 9) and a path 10-11-12-13
+    edges = [(0, 1), (1, 2), (3, 4), (4, 5), (6, 7), (6, 8), (6, 9), (10, 11), (11, 12), (12, 13)]
+    net = LabelNetwork(14, edges, 3)
+    same = np.ones(14)
+    small, mult, _ = net.compress(same)
+    assert small.n_nodes == 3 + 4 + 4
+    assert sorted(mult.tolist()) == [1, 1, 2]
+    relabel = same.copy()
+    relabel[1] = 2.0  # the first path's middle node differs now
+    assert sorted(net.compress(relabel)[1].tolist()) == [1, 1, 1, 1]
+    flipped = same.copy()
+    flipped[0], flipped[5] = 2.0, 2.0  # ends of both paths: still isomorphic
+    assert sorted(net.compress(flipped)[1].tolist()) == [1, 1, 2]

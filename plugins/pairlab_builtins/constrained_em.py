@@ -262,10 +262,16 @@ class ConstrainedEM(MixtureAlgorithm):
             return counts / counts.sum()
         scale = counts.sum()
 
+        memo: dict[bytes, tuple[float, np.ndarray]] = {}
+
         def fun(eta: np.ndarray) -> tuple[float, np.ndarray]:
-            log_alpha = eta - np.logaddexp.reduce(eta)
-            value, grad = self.weight_objective(counts, log_alpha)
-            return -value / scale, -grad / scale
+            key = eta.tobytes()
+            if key not in memo:  # L-BFGS starts where f0 was evaluated
+                log_alpha = eta - np.logaddexp.reduce(eta)
+                value, grad = self.weight_objective(counts, log_alpha)
+                memo.clear()
+                memo[key] = (-value / scale, -grad / scale)
+            return memo[key]
 
         eta0 = np.log(np.maximum(old, 1e-300))
         eta0 -= eta0.mean()
