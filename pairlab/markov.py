@@ -318,6 +318,8 @@ class LabelNetwork:
         False when some component was replaced by its spanning tree.
     dropped_edges : ndarray (m, 2)
         The edges left out by that approximation (empty when ``exact``).
+    edges, weights, edge_used : ndarray
+        The merged edges (sorted pairs), their weights, and which of them the inference uses.
     """
 
     def __init__(self, n_nodes: int, edges: object, n_labels: int, weights: object = _NEG_INF,
@@ -382,6 +384,10 @@ class LabelNetwork:
                 dropped.append(ce[~tree_mask])
         self.dropped_edges = np.vstack(dropped) if dropped else np.empty((0, 2), dtype=np.int64)
         self.exact = len(self.dropped_edges) == 0
+        self.edge_used = np.ones(len(e), dtype=bool)
+        if not self.exact:
+            self.edge_used = ~np.isin(e[:, 0] * n + e[:, 1],
+                                      self.dropped_edges[:, 0] * n + self.dropped_edges[:, 1])
         fe, fw = np.vstack(forest_edges), np.concatenate(forest_w)
         self.forest_nodes = np.unique(fe) if len(fe) else np.empty(0, dtype=np.int64)
         local = np.searchsorted(self.forest_nodes, fe)
@@ -410,12 +416,7 @@ class LabelNetwork:
         labels = np.asarray(node_labels)
         if labels.shape != (self.n_nodes,):
             raise InvalidInputError(f"node_labels must have shape ({self.n_nodes},).")
-        kept = np.ones(len(self.edges), dtype=bool)
-        if len(self.dropped_edges):
-            n = self.n_nodes
-            kept = ~np.isin(self.edges[:, 0] * n + self.edges[:, 1],
-                            self.dropped_edges[:, 0] * n + self.dropped_edges[:, 1])
-        e, w = self.edges[kept], self.weights[kept]
+        e, w = self.edges[self.edge_used], self.weights[self.edge_used]
         comp = self.component_index
         size = np.bincount(comp, minlength=self.n_components)
         n_edges = np.bincount(comp[e[:, 0]], minlength=self.n_components)

@@ -340,10 +340,23 @@ def test_predict_proba_uses_the_fitted_mixture():
                                atol=1e-12)
 
 
-def test_spanning_tree_approximation_is_reported():
-    X = np.random.default_rng(0).normal(size=(8, 2))
+def test_spanning_tree_approximation_is_reported_and_used_throughout():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 2))
     square = [[0, 1], [1, 2], [2, 3], [3, 0]]
     with pytest.warns(UserWarning, match="spanning-tree approximation"):
-        run = Run("constrained-em", Dataset(X), Constraints(None, square, n_samples=8),
-                  params={"max_exact_work": 1})
-    assert run.state.extras["exact_inference"] is False
+        run = make_run(X, Constraints(None, square, n_samples=8), *start(rng, 3, 2),
+                       max_exact_work=1, normalizer="pseudo")
+    state = run.state
+    assert state.extras["exact_inference"] is False
+    # the model in use is the BFS spanning tree of the square, rooted at point 0: 3 - 0 - 1 - 2
+    tree = Constraints(None, [[0, 1], [1, 2], [0, 3]], n_samples=8)
+    m, c, w = state.model["means"], state.model["covariances"], state.model["weights"]
+    post, loglik, _ = brute_force(X, tree, w, m, c, 1)
+    np.testing.assert_allclose(state.responsibilities, post, atol=1e-10)
+    np.testing.assert_allclose(state.objective, loglik, rtol=1e-12)
+    # and the pseudo-likelihood Z counts the c = 3 edges kept (eq. 12)
+    alpha = run.step().model["weights"]
+    counts = state.responsibilities.sum(axis=0)
+    lagrange = counts / alpha + 2 * 3 * alpha / (1 - (alpha ** 2).sum())
+    np.testing.assert_allclose(lagrange, lagrange.mean(), rtol=1e-7)

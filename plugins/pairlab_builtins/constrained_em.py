@@ -141,7 +141,7 @@ class ConstrainedEM(MixtureAlgorithm):
         if len(edges):
             self._net = LabelNetwork(linked.size, np.searchsorted(linked, edges), M,
                                      max_exact_work=p["max_exact_work"])
-            kept = self._net.edges
+            kept = self._net.edges[self._net.edge_used]  # the model in use (section 2.2)
             if not self._net.exact:
                 warnings.warn(
                     f"constrained-em: {len(self._net.dropped_edges)} cannot-link edge(s) in large "
