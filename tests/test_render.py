@@ -125,3 +125,30 @@ def test_bad_requests_are_explained(setup, tmp_path):
         render_panels([])
     with pytest.raises(InvalidInputError, match="at least one panel"):
         render_frames([])
+
+
+def test_fast_point_styles_draw_what_the_public_api_draws():
+    import pyqtgraph as pg
+
+    from pairlab import State
+    from pairlab.gui.canvas import CanvasLayers
+    from pairlab.gui.frames import build_frame
+    from pairlab.render import ensure_app
+
+    app = ensure_app()
+    data = get_registry().dataset("gaussian-blobs").make(seed=0, n_samples=600, n_centers=5)
+    images = []
+    for fast in (True, False):
+        widget = pg.PlotWidget(background="w")
+        widget.resize(360, 300)
+        layers = CanvasLayers(widget.getPlotItem())
+        layers.fast_styles = fast
+        widget.show()
+        for seed in range(3):  # styles change between frames
+            r = np.random.default_rng(seed).dirichlet(np.ones(5), size=600)
+            layers.show(build_frame(data, None, State(0, r.argmax(axis=1), r)))
+            app.processEvents()
+        assert layers.fast_styles is fast  # the fast path did not fall back
+        images.append(qimage_to_array(widget.grab().toImage()))
+        widget.close()
+    np.testing.assert_array_equal(images[0], images[1])

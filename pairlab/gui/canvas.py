@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from .frames import Frame
 from .palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
@@ -40,6 +40,12 @@ def _pen(rgb: tuple[int, ...], width: float, *, alpha: int = 255,
     return pen
 
 
+def _cache_axis(axis: pg.AxisItem) -> None:
+    """Keep a painted axis as a pixmap: redrawing tick labels each frame costs milliseconds,
+    and an axis only changes when the view is panned or zoomed."""
+    axis.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
 def _segments_xy(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """x and y arrays for a ``connect="pairs"`` curve from (m, 2, 2) segments."""
     flat = segments.reshape(-1, 2)
@@ -61,6 +67,7 @@ class CanvasLayers:
         self.show_ellipses = True
         self.show_exemplars = True
         self.show_title = True
+        self.fast_styles = True
         # ViewBox paints an invisible border path that pyqtgraph's SVG exporter cannot parse
         # under Qt 6.11 ("M0,0 ... Z"); without a border nothing is painted.
         self.vb.border = None
@@ -72,6 +79,7 @@ class CanvasLayers:
             ax = plot.getAxis(name)
             ax.setPen(_pen(GREY, 1))
             ax.setTextPen(_pen((90, 90, 90), 1))
+            _cache_axis(ax)
         self._xy: np.ndarray | None = None
         self.regions = pg.ImageItem()
         self.regions.setZValue(-100)
@@ -111,6 +119,8 @@ class CanvasLayers:
         self.vb.sigResized.connect(self._place_message)
         self.legend: pg.LegendItem | None = None
         self.frame: Frame | None = None
+        self._shown_regions: object = None
+        self._shown_links: dict[str, np.ndarray] = {}
         self.set_style(self.style)
 
     # -- style --------------------------------------------------------------------------------
@@ -139,10 +149,10 @@ class CanvasLayers:
         for name in ("left", "bottom"):
             self.plot.getAxis(name).setStyle(tickFont=font)
         self.plot.titleLabel.setText(self.plot.titleLabel.text, size=f"{s.title_size}pt")
+        self._shown_regions, self._shown_links = None, {}
         if self.frame is not None:
-            xy, self._xy = self.frame.xy, None
+            self._xy = None
             self.show(self.frame)
-            self._xy = xy
 
     # -- drawing ------------------------------------------------------------------------------
     def show(self, frame: Frame) -> None:
@@ -154,10 +164,12 @@ class CanvasLayers:
             self._xy = frame.xy
         colour = frame.colour
         has = colour >= 0
-        code = np.where(has, (colour % _N_COLOURS) * N_LEVELS + frame.level, len(self._brushes) - 1)
-        self.scatter.setBrush(self._brushes[code], update=False)
-        self.scatter.setSymbol(self._symbols[np.where(has, colour, 0) % len(SYMBOLS)], update=False)
-        self.scatter.updateSpots()
+        brush = np.where(has, (colour % _N_COLOURS) * N_LEVELS + frame.level, len(self._brushes) - 1)
+        symbol = np.where(has, colour, 0) % len(SYMBOLS)
+        if not (self.fast_styles and self._set_styles_fast(brush, symbol)):
+            self.scatter.setBrush(self._brushes[brush], update=False)
+            self.scatter.setSymbol(self._symbols[symbol], update=False)
+            self.scatter.updateSpots()
         self._show_regions(frame)
         self._show_links(frame)
         self._show_ellipses(frame)
@@ -168,11 +180,48 @@ class CanvasLayers:
         if frame.title and self.show_title:
             self.plot.setTitle(frame.title, size=f"{s.title_size}pt", color=INK)
 
+    def _set_styles_fast(self, brush: np.ndarray, symbol: np.ndarray) -> bool:
+        """Give every point its brush and symbol from the lookup tables in a few numpy operations.
+
+        ``ScatterPlotItem.setBrush`` and ``updateSpots`` visit every point in Python (about 10 ms
+        per 5,000 points); here the atlas is asked once per distinct style (at most
+        ``len(brushes) * len(SYMBOLS)``) and the per-point records are filled by fancy indexing.
+        This reaches into pyqtgraph's point records (``data`` fields brush, symbol, sourceRect
+        and the symbol atlas); if they ever change shape, False is returned and the public API is
+        used instead.
+        """
+        sc = self.scatter
+        try:
+            data = sc.data
+            if len(data) != len(brush):
+                return False
+            code = brush * len(SYMBOLS) + symbol
+            uniq, inverse = np.unique(code, return_inverse=True)
+            ub, us = np.divmod(uniq, len(SYMBOLS))
+            size, pen = sc.opts["size"], sc.opts["pen"]
+            styles = [(self._symbols[j], size, pen, self._brushes[i])
+                      for i, j in zip(ub.tolist(), us.tolist(), strict=True)]
+            coords = sc.fragmentAtlas[styles]
+            rects = np.empty(len(uniq), dtype=data["sourceRect"].dtype)
+            rects[:] = [tuple(c) for c in coords]
+            data["brush"] = self._brushes[brush]
+            data["symbol"] = self._symbols[symbol]
+            data["sourceRect"] = rects[inverse.ravel()]
+            sc.invalidate()
+            return True
+        except (AttributeError, KeyError, ValueError, TypeError, IndexError):
+            self.fast_styles = False
+            return False
+
     def _show_regions(self, frame: Frame) -> None:
         r = frame.regions
         if r is None or not self.show_regions:
             self.regions.setVisible(False)
             return
+        if r is self._shown_regions:
+            self.regions.setVisible(True)
+            return
+        self._shown_regions = r
         self.regions.setImage(np.ascontiguousarray(r.rgba.transpose(1, 0, 2)), autoLevels=False,
                               levels=(0, 255))
         self.regions.setRect(QtCore.QRectF(*r.rect))
@@ -181,6 +230,9 @@ class CanvasLayers:
     def _show_links(self, frame: Frame) -> None:
         for key, segs in (("must", frame.must_link), ("cannot", frame.cannot_link)):
             item = self.links[key]
+            if np.array_equal(segs, self._shown_links.get(key)):
+                continue
+            self._shown_links[key] = segs
             if len(segs):
                 item.setData(*_segments_xy(segs))
                 item.setVisible(True)
@@ -341,8 +393,10 @@ class ObjectivePlot(pg.PlotWidget):
         for name in ("left", "bottom"):
             plot.getAxis(name).setPen(_pen(GREY, 1))
             plot.getAxis(name).setTextPen(_pen((90, 90, 90), 1))
+            _cache_axis(plot.getAxis(name))
         self.setMinimumHeight(90)
-        self._n = -1
+        self._values: np.ndarray | None = None
+        self._label: tuple[str, int] | None = None
 
     def show_values(self, values: np.ndarray, index: int, name: str, font_size: int = 9) -> None:
         values = np.asarray(values, dtype=float)
@@ -353,12 +407,14 @@ class ObjectivePlot(pg.PlotWidget):
             self.marker.setData([], [])
             plot.setLabel("left", "(no objective)")
             return
-        x = np.arange(values.size)
-        self.curve.setData(x[finite], values[finite])
+        if not np.array_equal(values, self._values, equal_nan=True):
+            x = np.arange(values.size)
+            self.curve.setData(x[finite], values[finite])
+            plot.enableAutoRange()
+            self._values = values
+        if (name, font_size) != self._label:
+            plot.setLabel("left", name, **{"font-size": f"{font_size}pt"})
+            self._label = (name, font_size)
         if 0 <= index < values.size and finite[index]:
             self.marker.setData([index], [values[index]])
         self.cursor.setValue(index)
-        plot.setLabel("left", name, **{"font-size": f"{font_size}pt"})
-        if values.size != self._n:
-            plot.enableAutoRange()
-            self._n = values.size

@@ -1,0 +1,60 @@
+"""Animation frame time of the teaching app at 1,000 / 5,000 / 20,000 points (goal: < 33 ms at 5,000).
+
+One frame is what the app does when the iteration cursor moves to an iteration it has not shown
+before: seek every run (replay), build the frame (colours, ellipses, links, decision regions from
+``predict_proba`` on a grid), compute the metrics, redraw the canvas, the objective plot and the
+labels, and paint the window. The reference is the 30 frames-per-second budget, so the ratio is
+the fraction of the budget used (goal 1.0).
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import time
+
+from pairlab.bench import BenchCase
+
+BUDGET = 1 / 30
+_KEEP: list[object] = []  # windows must outlive the case objects
+
+
+def _budget() -> None:
+    time.sleep(BUDGET)
+
+
+def _frame_case(n: int, goal: float | None) -> BenchCase:
+    from pairlab.gui.app import MainWindow
+    from pairlab.gui.model import Lab
+    from pairlab.render import ensure_app
+
+    app = ensure_app()
+    lab = Lab()
+    lab.set_dataset("gaussian-blobs", {"n_samples": n, "n_centers": 4, "cluster_std": 1.5}, seed=0)
+    lab.add_pane("gmm", {"n_components": 4, "max_iter": 12, "tol": 0.0})
+    links = max(n // 100, 2)
+    lab.add_random_links(links, links)
+    window = MainWindow(lab, autosave=False)
+    window.resize(1440, 900)
+    window.show()
+    window.wait_idle(120)
+    window.run_to_end()
+    window.wait_idle(600)
+    _KEEP.append(window)
+    atexit.register(window.close)  # stop the worker thread before the interpreter goes
+    iterations = itertools.cycle(range(1, lab.max_index + 1))
+
+    def frame() -> None:
+        t = next(iterations)
+        for pane in lab.panes:
+            pane._cache.clear()  # a frame never shown before: nothing cached
+        window.seek(t)
+        app.processEvents()  # delivers the update requests: the changed regions are painted
+
+    return BenchCase(f"gui-frame-{n}", frame, _budget, "30 fps frame budget (33.3 ms)", n, 2, 4,
+                     2 * links, goal=goal, group="gui")
+
+
+def cases(quick: bool) -> list[BenchCase]:
+    sizes = [(1000, 1.0), (5000, 1.0)] if quick else [(1000, 1.0), (5000, 1.0), (20000, None)]
+    return [_frame_case(n, goal) for n, goal in sizes]
