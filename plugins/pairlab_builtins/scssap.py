@@ -495,9 +495,10 @@ class SCSSAP(Algorithm):
     """Soft-constraint semi-supervised affinity propagation, Algorithm 1 of Arzeno & Vikalo.
 
     Each step is one iteration of Algorithm 1. States: ``labels`` numbered 0..k-1 in increasing
-    order of the exemplars' indices, ``model["exemplars"]`` the index of each point's exemplar,
-    ``model["centers"]`` the exemplars' coordinates (euclidean affinity only), ``objective``
-    the net similarity of eq. 6. Before any self-exemplar exists (iteration 0 and usually the
+    order of the exemplars' indices, ``model["exemplars"]`` the index of each point's exemplar
+    (the canvas draws a line from each point to it; there is no separate ``centers`` entry, which
+    would mark the exemplars twice), ``extras["exemplar_indices"]`` the sorted exemplars,
+    ``objective`` the net similarity of eq. 6. Before any self-exemplar exists (iteration 0 and usually the
     first few iterations) each point's exemplar is its best current candidate
     arg max_k (alpha_ik + rho_ik), ties to itself, and candidates are their own exemplars, so
     every state is a valid clustering.
@@ -624,8 +625,6 @@ class SCSSAP(Algorithm):
         labels = np.searchsorted(centers, exemplars).astype(np.int64)
         objective, broken_ml, broken_cl = net_similarity(eng.S, exemplars, eng.ml, eng.cl)
         model = {"exemplars": exemplars.astype(np.int64)}
-        if self.params.get("affinity", "euclidean") == "euclidean":
-            model["centers"] = np.array(self.X[centers])
         info = {
             "exemplar_indices": centers,
             "n_self_exemplars": int(mask.sum()),
