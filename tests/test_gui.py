@@ -331,10 +331,23 @@ def test_broken_plugin_is_listed_and_does_not_stop_the_app(qtbot, registry):
     text = dialog.browser.toPlainText()
     assert "broken-plugin" in text and "FAILED" in text and "broken on purpose" in text
     assert "gui-test-plugin" in text
+    assert "failed to load" in window.banner.text() and "broken-plugin" in window.banner.text()
     window.step_forward()
     assert window.wait_idle(10) and window.lab.iteration == 1
     with pytest.raises(PluginError):
         registry.algorithm("broken-plugin")
+
+
+def test_plugin_that_cannot_be_imported_is_listed(qtbot):
+    from importlib import metadata
+
+    bad = metadata.EntryPoint(name="ghost", value="pairlab_no_such_module_xyz", group="pairlab")
+    registry = Registry(external=True, entry_points=[*metadata.entry_points(group="pairlab"), bad])
+    window = make_window(qtbot, registry, ("kmeans",), params={0: {"n_clusters": 2}})
+    text = window.show_plugins().browser.toPlainText()
+    assert "ghost" in text and "failed to import" in text and "No module named" in text
+    window.run_to_end()
+    assert window.wait_idle(10) and window.lab.panes[0].run.converged
 
 
 def test_long_steps_run_off_the_gui_thread_and_can_be_cancelled(qtbot, registry):

@@ -66,6 +66,9 @@ class MainWindow(QtWidgets.QMainWindow):
         super().__init__()
         self.lab = lab or default_lab()
         self.executor = Executor(self)
+        app = QtWidgets.QApplication.instance()
+        if app is not None:  # stop the worker thread even if the window is never closed
+            app.aboutToQuit.connect(self.executor.shutdown)
         self.executor.busy_changed.connect(self._busy_changed)
         self.executor.progress.connect(self._progress)
         self.style_normal = Style()
@@ -105,6 +108,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self._sync_panes()
         self.set_tool("select")
         self.rebuild()
+        failures = self.lab.registry.failures
+        if failures:
+            names = ", ".join(p.name for p in failures)
+            self.banner.show_message(
+                f"{len(failures)} plugin(s) failed to load ({html_escape(names)}); everything else "
+                "works. Help > Plugins shows why.", "info", [("Show", self.show_plugins)])
         if offer_restore:
             self._offer_restore()
 
@@ -438,7 +447,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.panes_layout.setColumnStretch(c, 1 if c < ncols else 0)
         for k, view in enumerate(self.pane_views):
             self.panes_layout.addWidget(view, k // ncols, k % ncols)
-            self._apply_view_options(view)
+        self._toggle_view()
         self._fit_views()
 
     def _fit_views(self) -> None:
@@ -463,10 +472,11 @@ class MainWindow(QtWidgets.QMainWindow):
         layers.show_regions = self.show_regions
         layers.show_ellipses = self.show_ellipses
         layers.show_exemplars = self.show_exemplars
-        if self.show_legend and layers.legend is None:
+        legend = self.show_legend and view is self.pane_views[-1]  # one key is enough
+        if legend and layers.legend is None:
             layers.add_legend()
         if layers.legend is not None:
-            layers.legend.setVisible(self.show_legend)
+            layers.legend.setVisible(legend)
 
     def view_options(self) -> dict[str, Any]:
         return {"decision_regions": self.show_regions, "ellipses": self.show_ellipses,
@@ -544,6 +554,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self._busy_timer.stop()
             self.progress.hide()
             self.cancel_button.hide()
+            if self.status.currentMessage().endswith("(Esc cancels)"):
+                self.status.clearMessage()
             self._update_controls()
             if self._step_when_idle:
                 self._step_when_idle = False

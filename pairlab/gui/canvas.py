@@ -46,6 +46,14 @@ def _cache_axis(axis: pg.AxisItem) -> None:
     axis.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
+class _SmoothImage(pg.ImageItem):
+    """An image item drawn with bilinear filtering (decision regions are a coarse grid)."""
+
+    def paint(self, p: QtGui.QPainter, *args: object) -> None:
+        p.setRenderHint(QtGui.QPainter.RenderHint.SmoothPixmapTransform, True)
+        super().paint(p, *args)
+
+
 def _segments_xy(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """x and y arrays for a ``connect="pairs"`` curve from (m, 2, 2) segments."""
     flat = segments.reshape(-1, 2)
@@ -81,7 +89,7 @@ class CanvasLayers:
             ax.setTextPen(_pen((90, 90, 90), 1))
             _cache_axis(ax)
         self._xy: np.ndarray | None = None
-        self.regions = pg.ImageItem()
+        self.regions = _SmoothImage()
         self.regions.setZValue(-100)
         self.exemplar_lines = pg.PlotCurveItem(connect="pairs")
         self.exemplar_lines.setZValue(-20)

@@ -481,7 +481,8 @@ class Lab:
         try:
             run.step()
         except Exception as exc:  # a plugin's bug must not take the app down
-            pane.error = describe_error(pane, exc, len(run.history))
+            if pane.run is run:  # not a run the GUI has replaced meanwhile
+                pane.error = describe_error(pane, exc, len(run.history))
 
     # -- what the panes show ------------------------------------------------------------------
     def state(self, pane: Pane, t: int | None = None) -> State | None:

@@ -82,7 +82,7 @@ def saturation_levels(p: np.ndarray, n_classes: int, n_levels: int = N_LEVELS) -
 class Style:
     """Sizes of what the canvas draws; :meth:`presentation` is the large variant for lectures."""
 
-    point_size: float = 7.0
+    point_size: float = 8.0
     point_outline: float = 0.0
     mean_size: float = 18.0
     line_width: float = 1.6
@@ -93,7 +93,7 @@ class Style:
 
     @classmethod
     def presentation(cls) -> Style:
-        return cls(point_size=13.0, mean_size=30.0, line_width=3.0, link_width=3.6,
+        return cls(point_size=14.0, mean_size=30.0, line_width=3.0, link_width=3.6,
                    font_size=16, title_size=18)
 
     def scaled(self, factor: float) -> Style:

@@ -230,7 +230,7 @@ class PaneView(QtWidgets.QFrame):
         self.canvas = CanvasWidget(style=style)
         layout.addWidget(self.canvas, 1)
         self.objective = ObjectivePlot()
-        self.objective.setFixedHeight(120)
+        self.objective.setFixedHeight(150)
         layout.addWidget(self.objective)
         self.metrics = QtWidgets.QLabel()
         self.metrics.setTextFormat(QtCore.Qt.TextFormat.RichText)
@@ -240,7 +240,7 @@ class PaneView(QtWidgets.QFrame):
 
     def set_style(self, style: Style) -> None:
         self.canvas.layers.set_style(style)
-        self.objective.setFixedHeight(180 if style.font_size > 12 else 120)
+        self.objective.setFixedHeight(200 if style.font_size > 12 else 150)
 
 
 class Banner(QtWidgets.QFrame):

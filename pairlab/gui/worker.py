@@ -143,6 +143,8 @@ class Executor(QtCore.QObject):
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
         """Stop the worker thread (waiting for a running iteration up to ``timeout_ms``)."""
+        if not self._thread.isRunning():
+            return
         self.cancel()
         self._thread.quit()
         if not self._thread.wait(timeout_ms):
