@@ -29,6 +29,9 @@ Choices where the paper is silent or misprinted (each is also in docs/algorithms
   the objective of eq. 6 charges a broken cannot-link q_c once (at the shared exemplar) and a
   broken must-link q_m twice (at each of the two exemplars j where c_ij != c_mj).
 * gamma and omega are not damped (Algorithm 1 damps only alpha and rho).
+* Penalties are capped at 2 n (max s - min s) + 1 inside the messages (see
+  :meth:`MessageEngine.set_similarity`): with q = inf the printed updates diverge geometrically
+  for damping > 1/2; the cap leaves the maximiser of eq. 6 unchanged.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ __all__ = [
     "cannot_link_update",
     "identify_exemplars",
     "learn_metric",
+    "metric_regularizer",
     "modified_similarity",
     "must_link_update",
     "net_similarity",
@@ -483,11 +487,11 @@ _COMMON_PARAMS: tuple[Param, ...] = (
 
 _PENALTY_PARAMS: tuple[Param, ...] = (
     Param("q_ml", float, math.inf,
-          "must-link penalty q_m >= 0 (the paper plots exp(-q) in [0, 1]: 0 = plain AP, "
-          "inf = exp(-q) 0 = enforced); times each link's confidence", low=0.0),
+          "must-link penalty q_m >= 0; the paper reports exp(-q) in [0, 1]: q = 0 (exp(-q) = 1) "
+          "is plain AP, q = inf (exp(-q) = 0) enforces; times each link's confidence", low=0.0),
     Param("q_cl", float, math.inf,
-          "cannot-link penalty q_c >= 0 (exp(-q) in [0, 1]: q = 0 plain AP, inf enforced); "
-          "times each link's confidence", low=0.0),
+          "cannot-link penalty q_c >= 0; exp(-q) = 1 (q = 0) is plain AP, exp(-q) = 0 (q = inf) "
+          "enforces; times each link's confidence", low=0.0),
 )
 
 
