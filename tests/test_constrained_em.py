@@ -8,7 +8,14 @@ from scipy.special import logsumexp
 from scipy.stats import multivariate_normal
 from threadpoolctl import threadpool_limits
 
-from pairlab import Constraints, Dataset, InconsistentConstraintsError, Run, make_estimator
+from pairlab import (
+    Constraints,
+    Dataset,
+    InconsistentConstraintsError,
+    InvalidInputError,
+    Run,
+    make_estimator,
+)
 
 ASSUMPTIONS = (1, 2)
 NORMALIZERS = ("exact", "pseudo", "ignore")
@@ -258,6 +265,9 @@ def test_unsatisfiable_cannot_links_are_reported():
     with pytest.raises(InconsistentConstraintsError, match=r"points 0, 1, 3, 4 .*n_components=2"):
         Run("constrained-em", Dataset(X), cons, params={"n_components": 2})
     Run("constrained-em", Dataset(X), cons, params={"n_components": 3})
+    with pytest.raises(InvalidInputError, match="positive weight in weights_init"):
+        Run("constrained-em", Dataset(X), cons,
+            params={"n_components": 3, "weights_init": [0.5, 0.5, 0.0]})
 
 
 def random_monotone_problem(rng):

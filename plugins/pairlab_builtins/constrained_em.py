@@ -59,7 +59,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize
 
 from pairlab import hookimpl
-from pairlab.errors import InconsistentConstraintsError
+from pairlab.errors import InconsistentConstraintsError, InvalidInputError
 from pairlab.markov import LabelNetwork
 from pairlab.mixture import (
     MIXTURE_PARAMS,
@@ -229,6 +229,10 @@ class ConstrainedEM(MixtureAlgorithm):
             q[self._linked] = res.marginals
             log_joint = float(log_norm.sum()) + res.log_partition
         log_z = 0.0 if self._z_is_one else self._log_z_exact(log_alpha)[0]
+        if not np.isfinite(log_z):
+            raise InvalidInputError(
+                "the cannot-links cannot all hold with the components of positive weight; give "
+                "every component a positive weight in weights_init.")
         resp = q if self._merge is None else q[self._ci]
         extras = {"log_joint": log_joint, "log_normalizer": log_z,
                   "exact_inference": self._net is None or self._net.exact}
