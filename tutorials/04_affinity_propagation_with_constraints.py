@@ -57,8 +57,9 @@ run.run()
 print(" iter  number of exemplars")
 for state in run.history[:: max(1, run.n_iter // 8)]:
     print(f"{state.iteration:5d}  {np.unique(state.model['exemplars']).size:3d}")
-print(f"converged after {run.n_iter} iterations; exemplars are data points:",
-      run.state.model["centers"].round(2).tolist())
+exemplars = np.unique(run.state.model["exemplars"])
+print(f"converged after {run.n_iter} iterations; the exemplars are the data points {exemplars.tolist()}:",
+      blobs.X[exemplars].round(2).tolist())
 
 # %% [markdown]
 # ## Adding links: SCSSAP
