@@ -90,7 +90,7 @@ def random_problem(rng, n=6, M=3, d=2, n_ml=2, n_cl=4):
 def test_posteriors_and_likelihood_equal_enumeration(seed, assumption):
     """Mixed links, loopy cannot-link graphs included: the E-step of eq. 3 / eq. 9 is exact."""
     rng = np.random.default_rng(seed)
-    for n_ml, n_cl in [(0, 5), (2, 4), (3, 6), (1, 8)]:
+    for n_ml, n_cl in [(0, 5), (2, 4), (3, 6), (1, 8), (3, 0)]:
         X, cons = random_problem(rng, n_ml=n_ml, n_cl=n_cl)
         w, m, c = start(rng, 3, 2)
         post, loglik, log_joint = brute_force(X, cons, w, m, c, assumption)
