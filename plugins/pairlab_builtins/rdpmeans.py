@@ -59,6 +59,8 @@ LAMBDA_HEURISTICS = ("farthest_first", "kth_mean_distance")
 XI_MAX = 1e150
 #: Largest n * K the score tables may hold (two float64 tables of this size: 256 MiB).
 TABLE_LIMIT = 1 << 24
+#: Stale rows among this many upcoming visits are refreshed together (push sweeps).
+BLOCK = 256
 
 
 # -- divergences ------------------------------------------------------------------------------
@@ -290,46 +292,58 @@ def _open_cluster(ctx: PassContext, i: int, geometry: Geometry) -> np.ndarray:
     return column
 
 
+def _lower_rows(best: list, bestval: list, column: np.ndarray, k: int) -> tuple[list, list]:
+    """Row minima after column k was added: strictly smaller values win (argmin's tie rule)."""
+    b, v = np.array(best), np.array(bestval)
+    lower = column < v
+    b[lower] = k
+    v[lower] = column[lower]
+    return b.tolist(), v.tolist()
+
+
 def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
                links: Links | None) -> None:
     """Visit ``ctx.order[ctx.position:stop]`` one point at a time (Algorithm 1's inner loop).
 
     ``ctx.table`` holds G = D - xi * H. Each point goes to argmin_k G[i, k] when that value is
     < lambda, else to a new cluster centred on it. Moving point i from a to b changes G only at
-    i's partners, in columns a and b. The row minima are found for all points at once when the
-    sweep starts and refreshed for all when a cluster opens; a point whose row a partner's move
-    has touched since then takes the argmin of its row. Both give argmin's value and first-index
-    tie rule, so the result is that of scanning every row.
+    i's partners, in columns a and b, and marks their rows stale. Row minima are kept for every
+    point: all at once when the sweep starts, for all rows when a cluster opens, and, when a
+    stale point comes up, for it and the stale points among the next ``BLOCK`` visits in one
+    vectorised argmin (a row touched again before its visit is stale again). Every choice is
+    argmin's, with its first-index tie rule, on the row as it is at the visit.
     """
     n = ctx.labels.size
     table = ctx.table
     K = ctx.n_clusters
     best_np = table[:, :K].argmin(axis=1)
-    bestval_np = table[np.arange(n), best_np]
-    best, bestval = best_np.tolist(), bestval_np.tolist()
-    touched_buf = bytearray(n)  # touched_buf[i] == 1: i's row changed since best was computed
-    touched = np.frombuffer(touched_buf, dtype=np.uint8)
+    best, bestval = best_np.tolist(), table[np.arange(n), best_np].tolist()
+    stale_buf = bytearray(n)  # stale_buf[i] == 1: row i changed since its minimum was taken
+    stale = np.frombuffer(stale_buf, dtype=np.uint8)
     labels = ctx.labels.tolist()
     use_links = links is not None and ctx.xi != 0.0
     if use_links:
         indptr = links.indptr.tolist()
         indices, data, xi = links.indices, links.data, ctx.xi
-    for i in ctx.order[ctx.position:stop].tolist():
-        if touched_buf[i]:
-            row = table[i]
-            k = int(row.argmin())
-            value = row[k]
-        else:
-            k, value = best[i], bestval[i]
+    order = ctx.order[ctx.position:stop]
+    for pos, i in enumerate(order.tolist()):
+        if stale_buf[i]:
+            block = order[pos:pos + BLOCK]
+            block = block[stale[block] != 0]
+            rows = table[block, :K]
+            arg = rows.argmin(axis=1)
+            for j, b, v in zip(block.tolist(), arg.tolist(),
+                               rows[np.arange(block.size), arg].tolist(), strict=True):
+                best[j] = b
+                bestval[j] = v
+            stale[block] = 0
+        k, value = best[i], bestval[i]
         if not value < lam:
             k = K
             column = _open_cluster(ctx, i, geometry)
             table = ctx.table
             K += 1
-            better = column < bestval_np  # strict: ties keep the lower index, as argmin does
-            best_np[better] = k
-            bestval_np[better] = column[better]
-            best, bestval = best_np.tolist(), bestval_np.tolist()
+            best, bestval = _lower_rows(best, bestval, column, k)
         a = labels[i]
         if k != a:
             labels[i] = k
@@ -342,7 +356,7 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
                     col[nb] += step
                     col = table[:, k]
                     col[nb] -= step
-                    touched[nb] = 1
+                    stale[nb] = 1
     ctx.labels[:] = labels
     ctx.position = stop
 
@@ -417,14 +431,16 @@ def sweep_pull(ctx: PassContext, stop: int, lam: float, geometry: Geometry, link
 
 
 def push_cost(n: int, moves: int, mean_degree: float) -> float:
-    """Rough cost (microseconds) of a push sweep with ``moves`` moves: the updates at the partners
-    plus an argmin for every touched row."""
-    return 5.0 * moves + 0.6 * n * -math.expm1(-moves * mean_degree / max(n, 1))
+    """Rough cost (microseconds) of a push sweep beyond a DP-means sweep: the updates at a moving
+    point's partners, and the block refreshes of the stale rows they leave."""
+    stale_visits = 0.5 * n * -math.expm1(-moves * mean_degree / max(n, 1))
+    return 5.0 * moves + 15.0 * min(stale_visits, n / BLOCK)
 
 
 def pull_cost(n_uncertain: int) -> float:
-    """Rough cost (microseconds) of a pull sweep: link scores for every uncertain point."""
-    return 3.2 * n_uncertain
+    """Rough cost (microseconds) of a pull sweep beyond a DP-means sweep: link scores counted for
+    every point links could sway."""
+    return 3.5 * n_uncertain
 
 
 # -- the plugins ------------------------------------------------------------------------------
@@ -570,7 +586,7 @@ class RDPMeans(Algorithm):
         labels = np.zeros(n, dtype=np.int64)
         centers = self.geometry.Y.mean(axis=0, keepdims=True)
         xi = self.xi_of_pass(0)
-        H = self._scores(labels, 1)
+        H = self._scores(labels, 1) if xi != 0.0 or self.xi_of_pass(1) != 0.0 else None
         objective, terms = self._objective(labels, centers, 1, xi, H)
         return self._state(0, labels, centers, objective, terms,
                            {"xi": xi, "pass": 0, "n_changed": 0, "unchanged_passes": 0})
@@ -592,15 +608,12 @@ class RDPMeans(Algorithm):
         for k in range(K0):
             table[:, k] = self.geometry.to_center(centers[k])
         mode, H, minima = "push", None, None
-        if self.links is not None and xi != 0.0:
+        if self.links is not None and (xi != 0.0 or self.xi_of_pass(number + 1) != 0.0):
+            H = self._scores(state.labels, K0)  # kept from the step that made ``state``
+        if H is not None and xi != 0.0:
             mode, minima = self._choose_mode(state, table, K0, xi)
             if mode == "push":
-                H = self._scores(state.labels, K0)
                 table[:, :K0] -= xi * H
-            else:
-                H = self._cached_scores(state.labels)
-        elif self.links is not None:
-            H = self._cached_scores(state.labels)
         cbuf = np.zeros((cap, centers.shape[1]))
         cbuf[:K0] = centers
         return PassContext(number, xi, mode, self.rng.permutation(n), 0, np.asarray(state.labels),
@@ -644,7 +657,7 @@ class RDPMeans(Algorithm):
         K = ctx.n_clusters
         labels, start = ctx.labels, ctx.start_labels
         H = None
-        if self.links is not None:
+        if ctx.start_scores is not None:
             H = self.links.moved_scores(ctx.start_scores, start, labels, K)
         counts = np.bincount(labels, minlength=K)
         if ctx.position < n:  # mid-pass trace state: centres have not moved yet
