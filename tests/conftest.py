@@ -5,6 +5,10 @@ import os
 # Set before anything imports Qt; the project's tests never depend on installed third-party plugins.
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 os.environ["PAIRLAB_DISABLE_PLUGINS"] = "1"
+# Tests use small matrices, where threaded BLAS only adds overhead (milliseconds per tiny LAPACK
+# call on a busy 2-core machine); subprocesses inherit the variable.
+os.environ["OPENBLAS_NUM_THREADS"] = "1"
+os.environ["OMP_NUM_THREADS"] = "1"
 
 import numpy as np
 import pytest

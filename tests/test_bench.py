@@ -1,8 +1,6 @@
 import json
 import time
 
-import pytest
-
 from pairlab.bench import BenchCase, discover_cases, run_case, time_call
 from pairlab.cli import main
 
@@ -13,10 +11,10 @@ def test_time_call_measures_the_callable():
 
 
 def test_run_case_ratio_and_goal():
-    case = BenchCase("x", lambda: time.sleep(0.004), lambda: time.sleep(0.002), "half", 1, 1, 1, 0,
+    case = BenchCase("x", lambda: time.sleep(0.03), lambda: time.sleep(0.005), "sixth", 1, 1, 1, 0,
                      goal=1.5)
     entry = run_case(case, repeats=3, min_time=0)
-    assert entry["ratio"] == pytest.approx(2.0, rel=0.4)
+    assert 2.0 < entry["ratio"] < 7.0  # 6 nominal; sleep overhead and load pull it towards 1
     assert entry["met"] is False
     broken = run_case(BenchCase("y", lambda: 1 / 0, None, "-", 1, 1, 1, 0), repeats=1, min_time=0)
     assert "ZeroDivisionError" in broken["error"]
