@@ -12,8 +12,11 @@ os.environ["OMP_NUM_THREADS"] = "1"
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from pairlab import registry as _registry
+
+threadpool_limits(1)  # numpy may already be loaded by a pytest plugin before this file
 
 
 @pytest.fixture(autouse=True)
