@@ -80,10 +80,21 @@ class Slow(Shrink):
         return super().step(state)
 
 
+class SlowStart(Shrink):
+    """Initialisation takes 0.3 s."""
+
+    name = "test-slow-start"
+    title = "Slow start (test)"
+
+    def initialize(self):
+        time.sleep(0.3)
+        return super().initialize()
+
+
 class _Plugin:
     @hookimpl
     def pairlab_algorithms(self):
-        return [Shrink, Diverge, Crash, Slow]
+        return [Shrink, Diverge, Crash, Slow, SlowStart]
 
 
 class _Broken:
@@ -366,6 +377,16 @@ def test_long_steps_run_off_the_gui_thread_and_can_be_cancelled(qtbot, registry)
     pane = window.lab.panes[0]
     assert 1 <= pane.last_index < 10 and not pane.finished
     assert not window.progress.isVisible()
+
+
+def test_cancel_while_runs_are_built_leaves_no_pane_behind(qtbot, registry):
+    window = make_window(qtbot, registry, ("test-slow-start", "test-shrink"))
+    window.run_seed.setValue(3)  # a new algorithm seed rebuilds both panes
+    assert window.executor.busy
+    window.cancel()
+    assert window.wait_idle(10)
+    assert all(p.run is not None and p.error is None for p in window.lab.panes)
+    assert window.lab.seed == 3
 
 
 def test_keyboard_shortcuts(qtbot, registry):

@@ -500,7 +500,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.executor.submit(
                 lambda job, p=pane: self.lab.build_run(p), label=f"starting {pane.name}",
                 on_done=partial(self._built, pane, generation, epoch),
-                on_error=partial(self._built, pane, generation, epoch, None))
+                on_error=partial(self._built, pane, generation, epoch, None), cancellable=False)
         self.refresh()
 
     def _current(self, pane: Pane, generation: int) -> bool:

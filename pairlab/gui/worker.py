@@ -27,9 +27,11 @@ class Job:
 
     def __init__(self, fn: Callable[[Job], Any], label: str,
                  on_done: Callable[[Any], None] | None,
-                 on_error: Callable[[BaseException], None] | None) -> None:
+                 on_error: Callable[[BaseException], None] | None,
+                 cancellable: bool = True) -> None:
         self.fn = fn
         self.label = label
+        self.cancellable = cancellable
         self.on_done = on_done
         self.on_error = on_error
         self._cancel = threading.Event()
@@ -91,8 +93,11 @@ class Executor(QtCore.QObject):
 
     def submit(self, fn: Callable[[Job], Any], *, label: str = "",
                on_done: Callable[[Any], None] | None = None,
-               on_error: Callable[[BaseException], None] | None = None) -> Job:
-        job = Job(fn, label, on_done, on_error)
+               on_error: Callable[[BaseException], None] | None = None,
+               cancellable: bool = True) -> Job:
+        """Queue ``fn(job)``; a job that is not ``cancellable`` (e.g. building a run the GUI waits
+        for) is neither dropped nor flagged by :meth:`cancel`."""
+        job = Job(fn, label, on_done, on_error, cancellable)
         was_busy = self.busy
         self._queue.append(job)
         self._pump()
@@ -101,10 +106,12 @@ class Executor(QtCore.QObject):
         return job
 
     def cancel(self) -> None:
-        """Cancel the running job (at its next check) and drop the queued ones."""
-        if self.current is not None:
+        """Cancel the running job (at its next check) and drop the queued cancellable ones."""
+        if self.current is not None and self.current.cancellable:
             self.current.cancel()
+        kept = [job for job in self._queue if not job.cancellable]
         self._queue.clear()
+        self._queue.extend(kept)
 
     def _pump(self) -> None:
         if self.current is None and self._queue:
@@ -146,6 +153,7 @@ class Executor(QtCore.QObject):
         if not self._thread.isRunning():
             return
         self.cancel()
+        self._queue.clear()
         self._thread.quit()
         if not self._thread.wait(timeout_ms):
             self._thread.terminate()
