@@ -162,11 +162,11 @@ def test_trace_mode_reproduces_the_passes():
 # -- the paper's claims -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("off", [{"xi0": 0.0}, {"xi1": 0.0, "xi2": 0.0}])
+@pytest.mark.parametrize("off", [{"xi0": 0.0}, {"xi1": 0.0, "xi2": 0.0}, None])
 def test_xi_zero_is_dp_means(off):
     X, y = blobs(11, n=120, k=4, spread=5.0)
     cons = random_pairs(y, 40, 40, np.random.default_rng(1))
-    a = Run("rdpmeans", Dataset(X), cons, {"k": 4, **off}, seed=5)
+    a = Run("rdpmeans", Dataset(X), cons if off else None, {"k": 4, **(off or {})}, seed=5)
     b = Run("dpmeans", Dataset(X), cons, {"k": 4}, seed=5)
     a.run(max_iter=40)
     b.run(max_iter=40)
@@ -269,14 +269,28 @@ def test_several_clusters_empty_in_one_pass_are_renumbered():
 def test_new_clusters_open_and_stop_rule():
     X, _ = blobs(4, n=60, k=4, spread=8.0, std=0.5)
     run = Run("rdpmeans", Dataset(X), None, {"k": 4, "stable_passes": 3}, seed=0)
-    first = run.step()
-    assert first.n_clusters > 1
+    assert run.step().n_clusters > 1  # from one cluster, lambda opens new ones
     run.run()
-    assert run.converged
-    tail = run.history[-4:]
-    assert [s.extras["unchanged_passes"] for s in tail] == [0, 1, 2, 3] or \
-        [s.extras["unchanged_passes"] for s in tail[1:]] == [1, 2, 3]
-    assert all(np.array_equal(s.labels, tail[-1].labels) for s in tail[1:])
+    assert run.converged and run.n_iter < run.max_iter
+    counts = [s.extras["unchanged_passes"] for s in run.history]
+    assert counts[-4:] == [0, 1, 2, 3] and max(counts[:-1]) < 3  # stopped at the first 3
+    assert all(np.array_equal(s.labels, run.state.labels) for s in run.history[-4:])
+    assert run.history[-4].extras["n_changed"] > 0
+
+
+def test_xi1_weighs_may_links_and_xi2_may_not_links():
+    X, y = blobs(5, n=60, k=3, spread=1.5)
+    cons = random_pairs(y, 30, 30, np.random.default_rng(5))
+    only_ml = Constraints(cons.must_link, None, n_samples=60)
+    only_cl = Constraints(None, cons.cannot_link, n_samples=60)
+    for off, kept in (({"xi2": 0.0}, only_ml), ({"xi1": 0.0}, only_cl)):
+        a = run_states("rdpmeans", X, cons, {"k": 3, **off}, 1, 12)
+        b = run_states("rdpmeans", X, kept, {"k": 3, **off}, 1, 12)
+        assert all(s.equals(t) for s, t in zip(a.history, b.history, strict=True))
+    a = run_states("rdpmeans", X, cons, {"k": 3, "xi1": 2.0, "xi2": 0.5}, 1, 12)
+    b = run_states("rdpmeans", X, cons, {"k": 3, "xi1": 0.5, "xi2": 2.0}, 1, 12)
+    assert not np.array_equal(a.state.labels, b.state.labels)
+    assert a.state.extras["xi1"] == 4 * a.state.extras["xi2"]
 
 
 def test_xi_schedule_and_cap():
@@ -335,7 +349,7 @@ def test_clear_errors():
     X = np.arange(12, dtype=float).reshape(6, 2)
     with pytest.raises(InvalidInputError, match="k=7 exceeds the number of points"):
         Run("rdpmeans", Dataset(X), None, {"k": 7})
-    with pytest.raises(InvalidInputError, match="fewer distinct points than k"):
+    with pytest.raises(InvalidInputError, match="too few distinct points for k"):
         Run("rdpmeans", Dataset(np.ones((5, 2))), None, {"k": 2})
     with pytest.raises(InvalidInputError, match="non-negative counts"):
         Run("rdpmeans", Dataset(X - 3), None, {"divergence": "kl"})

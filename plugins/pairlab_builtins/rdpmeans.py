@@ -33,23 +33,25 @@ Choices made here (see docs/algorithms/rdpmeans.md):
 * xi is capped at 1e150 so that a long run never overflows to inf (the cap is far beyond the point
   where links dominate every distance).
 
-Speed: Algorithm 1 keeps the centres fixed during a pass, so the pass starts from a table
-G[i, k] = D(x_i, mu_k) - xi * (signed link weight of i's partners in k) computed with vectorised
-numpy (the link part through scipy.sparse, no dense n x n matrix); visiting a point is one argmin
-over its row, and moving a point updates two columns of G at its partners only. The link table at
-the end of a pass is kept for the next one.
+Speed: Algorithm 1 keeps the centres fixed during a pass, so a pass starts from a table of
+D(x_i, mu_k) (n x K, vectorised) and visiting a point needs one row. The links (a scipy CSR matrix,
+never a dense n x n one) enter in one of two ways that make the same choices: ``push`` keeps
+G = D - xi * H (H: link weight of each point into each cluster) and updates two columns at a moving
+point's partners; ``pull`` decides the points links cannot sway from D alone and counts the links
+of the others at their visit. A cost model picks one per pass. H is carried from pass to pass.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from pairlab import Algorithm, Param, State, hookimpl
+from pairlab import Algorithm, Constraints, Dataset, Param, State, hookimpl
 from pairlab.errors import InvalidInputError
 
 __all__ = ["DPMeans", "RDPMeans", "farthest_first_lambda", "kth_mean_distance_lambda"]
@@ -167,7 +169,7 @@ class Links:
     exact: bool  # every partial sum of weights is exact, so update order cannot matter
 
     @classmethod
-    def build(cls, constraints: Any, scale_ml: float, scale_cl: float) -> Links | None:
+    def build(cls, constraints: Constraints, scale_ml: float, scale_cl: float) -> Links | None:
         n = constraints.n_samples
         w = np.concatenate([scale_ml * constraints.ml_confidence,
                             -scale_cl * constraints.cl_confidence])
@@ -493,7 +495,11 @@ class RDPMeans(Algorithm):
         *_COMMON_PARAMS[3:],
     )
 
-    def __init__(self, dataset, constraints=None, params=None, rng=None) -> None:
+    objective_name = "RDP-means objective (eq. 20, each link once)"
+
+    def __init__(self, dataset: Dataset, constraints: Constraints | None = None,
+                 params: Mapping[str, Any] | None = None,
+                 rng: np.random.Generator | None = None) -> None:
         super().__init__(dataset, constraints, params, rng)
         p = self.params
         self.geometry = Geometry(self.X, p["divergence"], p["smoothing"])
@@ -522,8 +528,8 @@ class RDPMeans(Algorithm):
                 lam = fn(self.geometry, k)
                 if not lam > 0:
                     raise InvalidInputError(
-                        f"lambda_heuristic={heuristic!r} with k={k} gives lambda = {lam:g} (the data "
-                        "have fewer distinct points than k); lower k or give lambda_ > 0."
+                        f"lambda_heuristic={heuristic!r} with k={k} gives lambda = {lam:g}: the data "
+                        "have too few distinct points for k; lower k or give lambda_ > 0."
                     )
             self._lambda = float(lam)
         return self._lambda
@@ -576,7 +582,7 @@ class RDPMeans(Algorithm):
         extras = {**extras, "xi1": self.params.get("xi1", 0.0) * xi,
                   "xi2": self.params.get("xi2", 0.0) * xi, "lambda": self.lambda_value,
                   "terms": terms}
-        return State(iteration, labels, objective=objective, objective_name="RDP-means objective (eq. 20)",
+        return State(iteration, labels, objective=objective, objective_name=self.objective_name,
                      model={"centers": centers}, extras=extras)
 
     # -- stepper protocol ---------------------------------------------------------------------
@@ -714,6 +720,7 @@ class DPMeans(RDPMeans):
                 "nonparametrics, ICML")
     uses_constraints = False
     params = _COMMON_PARAMS
+    objective_name = "DP-means objective"
 
     def _build_links(self) -> Links | None:
         return None
