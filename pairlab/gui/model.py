@@ -546,16 +546,20 @@ class Lab:
                                                 resolution=resolution)
         return pane._cache[key]
 
-    def metrics(self, pane: Pane, t: int | None = None) -> dict[str, float]:
-        """The registered metrics of the pane's state at ``t`` (cached)."""
+    def metrics(self, pane: Pane, t: int | None = None, names: Sequence[str] | None = SHOWN_METRICS
+                ) -> dict[str, float]:
+        """Registered metrics of the pane's state at ``t`` (cached): those in ``names`` (default:
+        the ones the panes show), or every registered one with ``names=None``."""
         from ..metrics import evaluate
 
         state = self.state(pane, t)
         if state is None or self.dataset is None:
             return {}
-        key = ("metrics", pane.generation, self.constraints_version, state.iteration)
+        chosen = tuple(names) if names is not None else None
+        key = ("metrics", pane.generation, self.constraints_version, state.iteration, chosen)
         if key not in pane._cache:
-            metrics = [e.obj for e in self.registry.entries("metrics")]
+            metrics = [e.obj for e in self.registry.entries("metrics")
+                       if chosen is None or e.name in chosen]
             pane._cache[key] = evaluate(state.labels, self.dataset.y, self.constraints, metrics)
         return pane._cache[key]
 
