@@ -152,7 +152,8 @@ def scaling(quick: bool, only: str | None = None) -> list[dict[str, Any]]:
                     if algo.uses_constraints else None
                 run = Run(algo, data, links, params, seed=0)
                 state = run.state
-                times.append(time_call(lambda r=run, s=state: r.algorithm.step(s), repeats=3))
+                times.append(time_call(lambda r=run, s=state: r.algorithm.step(s), repeats=3,
+                                       min_time=0.05))
             slope = float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
             out.append({"algorithm": name, "sizes": sizes, "seconds": times, "exponent": slope})
         except Exception as exc:
