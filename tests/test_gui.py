@@ -468,3 +468,16 @@ def test_cli_screenshot(qtbot, tmp_path):
     assert code == 0
     pixels = np.asarray(Image.open(out).convert("RGB"), dtype=float)
     assert pixels.shape[:2] == (600, 900) and pixels.std() > 10
+
+
+def test_cli_session_restores_its_iteration(qtbot, registry, tmp_path, capsys):
+    from pairlab.cli import main
+
+    window = make_window(qtbot, registry, ("gmm",))
+    window.seek(2)
+    assert window.wait_idle(10)
+    session = window.save_session(tmp_path / "s.json")
+    out = tmp_path / "shot.png"
+    assert main(["gui", "--session", str(session), "--screenshot", str(out), "--size", "640x480"]) == 0
+    assert "(iteration 2)" in capsys.readouterr().out
+    assert out.exists()

@@ -1127,6 +1127,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 return None
         self.progress.setRange(0, self.lab.max_index + 1)
         self.progress.show()
+        self.dock.setEnabled(False)  # no edits while the frames are drawn
+        self.panes_area.setEnabled(False)
 
         def progress(done: int, total: int) -> None:
             self.progress.setValue(done)
@@ -1140,6 +1142,8 @@ class MainWindow(QtWidgets.QMainWindow):
                                       progress=progress))
             return None if out is _ERROR else out
         finally:
+            self.dock.setEnabled(True)
+            self.panes_area.setEnabled(True)
             self.progress.hide()
             self.refresh()
 

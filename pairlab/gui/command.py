@@ -52,8 +52,9 @@ def _split_set(item: str, n_panes: int) -> tuple[int | None, str]:
     return None, item
 
 
-def configure_lab(args: argparse.Namespace, registry: Any = None) -> Any:
-    """A :class:`~pairlab.gui.model.Lab` set up from the command-line arguments."""
+def configure_lab(args: argparse.Namespace, registry: Any = None) -> tuple[Any, int]:
+    """A :class:`~pairlab.gui.model.Lab` set up from the command-line arguments, and the
+    iteration to show (a session's saved iteration, else 0)."""
     from ..constraints import Constraints
     from ..errors import InvalidInputError
     from ..params import parse_assignments
@@ -62,8 +63,8 @@ def configure_lab(args: argparse.Namespace, registry: Any = None) -> Any:
 
     lab = Lab(registry)
     if args.session:
-        apply_session(lab, read_session(args.session))
-        return lab
+        result = apply_session(lab, read_session(args.session))
+        return lab, result["iteration"]
     spec = lab.registry.dataset(args.dataset or lab.default_dataset())
     data_params = parse_assignments(spec.params, args.data or [], owner=f"dataset {spec.name!r}")
     lab.set_dataset(spec.name, data_params, args.seed)
@@ -94,7 +95,7 @@ def configure_lab(args: argparse.Namespace, registry: Any = None) -> Any:
     elif lab.has_truth:
         lab.add_random_links(3, 3)
     lab._undo.clear()
-    return lab
+    return lab, 0
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -117,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     width, height = _size(args.size)
     if args.play is not None and args.play < 0:
         raise InvalidInputError("--play expects a number of iterations >= 0")
-    lab = configure_lab(args)
+    lab, iteration = configure_lab(args)
     from PySide6 import QtCore, QtWidgets
 
     from .app import MainWindow
@@ -136,8 +137,10 @@ def run(args: argparse.Namespace) -> int:
             window.showNormal()
             window.resize(width, height)
     window.show()
-    if args.play:
-        window.play_to(args.play)
+    if args.session is not None:
+        window.session_path = Path(args.session)
+    if args.play or iteration:
+        window.play_to(args.play or iteration)
     if not headless:
         return app.exec()
     window.wait_idle(timeout=600)
