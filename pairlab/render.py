@@ -41,10 +41,13 @@ from .gui.palette import Style
 from .state import State
 
 __all__ = [
+    "CurvePanel",
+    "CurveSeries",
     "FigureRenderer",
     "Panel",
     "ensure_app",
     "qimage_to_array",
+    "render_curves",
     "render_frames",
     "render_panels",
     "render_run",
@@ -104,12 +107,12 @@ class FigureRenderer:
 
     :meth:`render` draws one list of frames and returns the ``QImage`` (and writes ``path``);
     reuse one renderer for the frames of an animation. Use as a context manager or call
-    :meth:`close`.
+    :meth:`close`. ``notes`` (lines separated by newlines) are printed small under the panels.
     """
 
     def __init__(self, n_panels: int, *, ncols: int | None = None,
                  panel_size: tuple[int, int] = (520, 460), style: Style | None = None,
-                 title: str | None = None, legend: bool = False) -> None:
+                 title: str | None = None, legend: bool = False, notes: str | None = None) -> None:
         import pyqtgraph as pg
         from PySide6 import QtCore
 
@@ -123,7 +126,7 @@ class FigureRenderer:
         self.widget = widget = pg.GraphicsLayoutWidget()
         widget.setBackground("w")
         widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        extra = 40 if title else 0
+        extra = (40 if title else 0) + _notes_height(notes)
         widget.resize(int(panel_size[0] * ncols), int(panel_size[1] * nrows + extra))
         self.style = style or Style()
         if title:
@@ -137,6 +140,7 @@ class FigureRenderer:
             if legend and k == n_panels - 1:
                 canvas.add_legend()
             self.layers.append(canvas)
+        _add_notes(widget, notes, row=nrows + (1 if title else 0), ncols=ncols, style=self.style)
         widget.show()
 
     def render(self, frames: Sequence[Frame], path: str | os.PathLike[str] | None = None, *,
@@ -223,22 +227,23 @@ def render_frames(frames: Sequence[Frame], path: str | os.PathLike[str] | None =
                   ncols: int | None = None, panel_size: tuple[int, int] = (520, 460),
                   style: Style | None = None, title: str | None = None, legend: bool = False,
                   view_range: tuple[float, float, float, float] | None = None,
-                  scale: float = 1.0) -> Any:
+                  scale: float = 1.0, notes: str | None = None) -> Any:
     """Render prepared frames side by side (``ncols`` per row); returns the ``QImage``.
 
     ``path`` ending in ``.svg`` writes vector graphics, any image suffix a raster image
     (``scale`` > 1 for high resolution). All panels share ``view_range`` (x0, y0, w, h),
-    by default the bounds of the data.
+    by default the bounds of the data. ``notes`` (lines separated by newlines) are printed in
+    small type under the panels.
     """
     with FigureRenderer(len(frames), ncols=ncols, panel_size=panel_size, style=style, title=title,
-                        legend=legend) as fig:
+                        legend=legend, notes=notes) as fig:
         return fig.render(frames, path, view_range=view_range, scale=scale)
 
 
 def render_panels(panels: Sequence[Panel], path: str | os.PathLike[str] | None = None, *,
                   ncols: int | None = None, panel_size: tuple[int, int] = (520, 460),
                   style: Style | None = None, title: str | None = None, legend: bool = False,
-                  scale: float = 1.0) -> Any:
+                  scale: float = 1.0, notes: str | None = None) -> Any:
     """Render several panels (e.g. GMM next to GM-PR, GM-PR Fig. 3) into one image."""
     if not panels:
         raise InvalidInputError("nothing to render: give at least one panel")
@@ -246,7 +251,7 @@ def render_panels(panels: Sequence[Panel], path: str | os.PathLike[str] | None =
     frames = [p.frame(region_bounds(xy)) for p in panels]
     return render_frames(frames, path, ncols=ncols, panel_size=panel_size, style=style,
                          title=title, legend=legend, view_range=data_bounds(xy, margin=0.04),
-                         scale=scale)
+                         scale=scale, notes=notes)
 
 
 def render_state(dataset: Dataset, constraints: Constraints | None, state: State | None,
@@ -300,3 +305,128 @@ def save_gif(images: Sequence[Any], path: str | os.PathLike[str], *, fps: float 
     pil[0].save(tmp, save_all=True, append_images=pil[1:], duration=duration, loop=0,
                 optimize=False, disposal=1)
     os.replace(tmp, path)
+
+
+# -- notes and curve figures (reproductions: purity against the number of links) ----------------
+_NOTE_LINE = 17
+
+
+def _notes_height(notes: str | None) -> int:
+    return 0 if not notes else 10 + _NOTE_LINE * (notes.count("\n") + 1)
+
+
+def _add_notes(widget: Any, notes: str | None, *, row: int, ncols: int, style: Style) -> None:
+    """Small grey lines under the panels (e.g. what data stands in for the paper's)."""
+    if not notes:
+        return
+    import html
+
+    text = "<br>".join(html.escape(line) for line in notes.splitlines())
+    label = widget.addLabel(text, row=row, col=0, colspan=ncols, size=f"{style.font_size}pt",
+                            color="#505050", justify="left")
+    label.setMaximumHeight(_notes_height(notes))
+
+
+@dataclass
+class CurveSeries:
+    """One line of a curve panel: ``y`` against ``x`` with an optional band ``lower``..``upper``
+    (e.g. mean +- one standard deviation); ``colour`` is a palette slot, ``dashed`` the line style."""
+
+    label: str
+    x: np.ndarray
+    y: np.ndarray
+    lower: np.ndarray | None = None
+    upper: np.ndarray | None = None
+    colour: int = 0
+    dashed: bool = False
+
+
+@dataclass
+class CurvePanel:
+    """A plot of curves; ``message`` is shown instead when there is nothing to draw."""
+
+    title: str
+    series: Sequence[CurveSeries] = ()
+    x_label: str = ""
+    y_label: str = ""
+    y_range: tuple[float, float] | None = None
+    message: str | None = None
+
+
+def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | None = None, *,
+                  ncols: int | None = None, panel_size: tuple[int, int] = (470, 380),
+                  style: Style | None = None, title: str | None = None, notes: str | None = None,
+                  scale: float = 1.0) -> Any:
+    """Line plots with bands (mean and spread over trials), one panel per data set, in the
+    canvas's palette, pens and fonts; written like :func:`render_panels`. Returns the ``QImage``."""
+    import pyqtgraph as pg
+    from PySide6 import QtCore
+
+    from .gui.canvas import _cache_axis, _pen, _qcolor
+    from .gui.palette import GREY, INK, OKABE_ITO, SYMBOLS
+
+    ensure_app()
+    if not panels:
+        raise InvalidInputError("nothing to render: give at least one panel")
+    s = style or Style()
+    ncols = ncols or min(len(panels), 4)
+    nrows = math.ceil(len(panels) / ncols)
+    widget = pg.GraphicsLayoutWidget()
+    widget.setBackground("w")
+    widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    extra = (40 if title else 0) + _notes_height(notes)
+    widget.resize(int(panel_size[0] * ncols), int(panel_size[1] * nrows + extra))
+    try:
+        if title:
+            widget.addLabel(title, row=0, col=0, colspan=ncols, size=f"{s.title_size + 3}pt",
+                            color="#191919")
+        font_px = {"font-size": f"{s.font_size}pt", "color": "#333333"}
+        for k, panel in enumerate(panels):
+            row, col = divmod(k, ncols)
+            plot = widget.addPlot(row=row + (1 if title else 0), col=col)
+            plot.setTitle(panel.title, size=f"{s.title_size}pt", color=_qcolor(INK))
+            plot.showGrid(x=True, y=True, alpha=0.15)
+            plot.hideButtons()
+            plot.setMenuEnabled(False)
+            for name in ("left", "bottom"):
+                axis = plot.getAxis(name)
+                axis.setPen(_pen(GREY, 1))
+                axis.setTextPen(_pen((70, 70, 70), 1))
+                _cache_axis(axis)
+            plot.setLabel("bottom", panel.x_label, **font_px)
+            plot.setLabel("left", panel.y_label, **font_px)
+            if not panel.series:
+                text = pg.TextItem(panel.message or "no data", color=_qcolor(INK), anchor=(0.5, 0.5))
+                plot.addItem(text)
+                text.setPos(0.5, 0.5)
+                plot.setRange(xRange=(0, 1), yRange=(0, 1))
+                plot.hideAxis("left")
+                plot.hideAxis("bottom")
+                continue
+            legend = plot.addLegend(offset=(-8, -8), labelTextSize=f"{s.font_size}pt",
+                                    brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen(GREY),
+                                    labelTextColor=_qcolor(INK))
+            for ser in panel.series:
+                rgb = OKABE_ITO[ser.colour % len(OKABE_ITO)]
+                x = np.asarray(ser.x, dtype=float)
+                if ser.lower is not None and ser.upper is not None:
+                    lo = pg.PlotDataItem(x, np.asarray(ser.lower, dtype=float), pen=pg.mkPen(None))
+                    hi = pg.PlotDataItem(x, np.asarray(ser.upper, dtype=float), pen=pg.mkPen(None))
+                    band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(_qcolor(rgb, 55)))
+                    plot.addItem(band)
+                style_ = (QtCore.Qt.PenStyle.DashLine if ser.dashed else QtCore.Qt.PenStyle.SolidLine)
+                item = pg.PlotDataItem(
+                    x, np.asarray(ser.y, dtype=float), pen=_pen(rgb, s.line_width * 1.3, style=style_),
+                    symbol=SYMBOLS[ser.colour % len(SYMBOLS)], symbolSize=s.point_size + 2,
+                    symbolBrush=pg.mkBrush(_qcolor(rgb)), symbolPen=pg.mkPen(255, 255, 255, width=0.8))
+                plot.addItem(item)
+                legend.addItem(item, ser.label)
+            if panel.y_range is not None:
+                plot.setYRange(*panel.y_range, padding=0.02)
+        _add_notes(widget, notes, row=nrows + (1 if title else 0), ncols=ncols, style=s)
+        widget.show()
+        QtCore.QCoreApplication.processEvents()
+        return _export(widget, path, scale)
+    finally:
+        widget.close()
+        widget.deleteLater()
