@@ -105,6 +105,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self._busy_timer.setSingleShot(True)
         self._busy_timer.setInterval(250)
         self._busy_timer.timeout.connect(self._show_busy)
+        self._region_timer = QtCore.QTimer(self)
+        self._region_timer.setSingleShot(True)
+        self._region_timer.setInterval(150)
+        self._region_timer.timeout.connect(self._cover_views)
         self._sync_panes()
         self.set_tool("select")
         self.rebuild()
@@ -440,6 +444,7 @@ class MainWindow(QtWidgets.QMainWindow):
             view.canvas.clicked.connect(self._canvas_clicked)
             view.canvas.layers.vb.sigRangeChangedManually.connect(
                 partial(self._zoomed, view.canvas.layers.vb))
+            view.canvas.layers.vb.sigRangeChanged.connect(self._region_timer.start)
             self.pane_views.append(view)
         n = len(self.pane_views)
         ncols = n if n <= 3 else (2 if n == 4 else 3)
@@ -466,6 +471,26 @@ class MainWindow(QtWidgets.QMainWindow):
             vb = view.canvas.layers.vb
             if vb is not source:
                 vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+
+    def _cover_views(self) -> None:
+        """Let decision regions cover what the panes show after a zoom, pan or resize (they are
+        recomputed only when a view leaves the covered area or zooms in a lot)."""
+        if self.lab.dataset is None or not self.pane_views:
+            return
+        ranges = [view.canvas.layers.vb.viewRange() for view in self.pane_views]
+        x0 = min(r[0][0] for r in ranges)
+        x1 = max(r[0][1] for r in ranges)
+        y0 = min(r[1][0] for r in ranges)
+        y1 = max(r[1][1] for r in ranges)
+        bx, by, bw, bh = self.lab.bounds
+        inside = bx <= x0 and by <= y0 and x1 <= bx + bw and y1 <= by + bh
+        if inside and (x1 - x0) * (y1 - y0) > 0.15 * bw * bh:
+            return
+        pad_x, pad_y = 0.1 * (x1 - x0), 0.1 * (y1 - y0)
+        self.lab.set_region_bounds((x0 - pad_x, y0 - pad_y, x1 - x0 + 2 * pad_x,
+                                    y1 - y0 + 2 * pad_y))
+        if self.show_regions:
+            self.refresh()
 
     def _apply_view_options(self, view: PaneView) -> None:
         layers = view.canvas.layers

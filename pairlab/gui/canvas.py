@@ -414,12 +414,17 @@ class ObjectivePlot(pg.PlotWidget):
             self.curve.setData([], [])
             self.marker.setData([], [])
             plot.setLabel("left", "(no objective)")
+            plot.setXRange(0, max(values.size - 1, 1))
+            plot.setYRange(0, 1)
+            self._values = None
+            self.cursor.setValue(index)
             return
         if not np.array_equal(values, self._values, equal_nan=True):
             x = np.arange(values.size)
             self.curve.setData(x[finite], values[finite])
             plot.enableAutoRange()
             self._values = values
+        font_size = min(font_size, 11)  # long objective names must fit beside a short plot
         if (name, font_size) != self._label:
             plot.setLabel("left", name, **{"font-size": f"{font_size}pt"})
             self._label = (name, font_size)

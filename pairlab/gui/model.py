@@ -537,8 +537,15 @@ class Lab:
         pane._cache[key] = frame
         return frame
 
+    def set_region_bounds(self, rect: tuple[float, float, float, float]) -> None:
+        """The area (x0, y0, width, height) decision regions cover; cached images are dropped."""
+        self.bounds = tuple(float(v) for v in rect)  # type: ignore[assignment]
+        for pane in self.panes:
+            for key in [k for k in pane._cache if k[0] in ("regions", "frame")]:
+                del pane._cache[key]
+
     def regions(self, pane: Pane, state: State, index: int, resolution: int) -> RegionImage | None:
-        key = ("regions", pane.generation, index, resolution)
+        key = ("regions", pane.generation, index, resolution, self.bounds)
         if key not in pane._cache:
             assert pane.run is not None and self.dataset is not None
             pane._cache[key] = decision_regions(pane.run.algorithm, state, self.dataset,

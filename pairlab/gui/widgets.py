@@ -228,10 +228,11 @@ class PaneView(QtWidgets.QFrame):
         self.header.setTextFormat(QtCore.Qt.TextFormat.RichText)
         layout.addWidget(self.header)
         self.canvas = CanvasWidget(style=style)
-        layout.addWidget(self.canvas, 1)
+        layout.addWidget(self.canvas, 3)
         self.objective = ObjectivePlot()
-        self.objective.setFixedHeight(150)
-        layout.addWidget(self.objective)
+        self.objective.setMinimumHeight(70)
+        self.objective.setMaximumHeight(150)
+        layout.addWidget(self.objective, 1)
         self.metrics = QtWidgets.QLabel()
         self.metrics.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.metrics.setWordWrap(True)
@@ -240,7 +241,7 @@ class PaneView(QtWidgets.QFrame):
 
     def set_style(self, style: Style) -> None:
         self.canvas.layers.set_style(style)
-        self.objective.setFixedHeight(200 if style.font_size > 12 else 150)
+        self.objective.setMaximumHeight(200 if style.font_size > 12 else 150)
 
 
 class Banner(QtWidgets.QFrame):
