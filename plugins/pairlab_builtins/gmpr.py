@@ -1,0 +1,179 @@
+"""GM-PR: Gaussian mixture with pairwise relations (Yu, Elhabian & Whitaker).
+
+One Gaussian per class (section 3.4). The mixture-per-class model of section 3.4.1 and
+Appendix A (``gmpr-mixture``) is the subclass in :mod:`pairlab_builtins.gmpr_mixture`; both share
+everything here, and with ``m_K = 1`` the two are the same algorithm.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from pairlab import hookimpl
+from pairlab.errors import InvalidInputError
+from pairlab.mixture import (
+    MIXTURE_PARAMS,
+    MixtureAlgorithm,
+    estimate_log_gaussian,
+    gaussian_m_step,
+    initial_parameters,
+    precision_cholesky,
+)
+from pairlab.params import Param
+from pairlab.state import State
+
+from .gmpr_links import LinkStructure, softmax_logsumexp
+
+__all__ = ["GMPR"]
+
+
+class GMPR(MixtureAlgorithm):
+    """GM-PR: EM for a Gaussian mixture whose latent labels honour must-links and cannot-links.
+
+    Model (eq. 4-9; the joint model for overlapping links is defined in
+    :mod:`pairlab_builtins.gmpr_links`): classes ``m`` with proportions ``alpha_m`` and a
+    Gaussian ``N(mu_m, Sigma_m)`` each. Must-linked points (closed into chunklets) share one
+    latent class; cannot-linked chunklets take different classes, with the class prior of eq. 6-8
+    (``alpha_m alpha_m' / (1 - sum alpha^2)`` for one pair, normalised per connected component
+    of cannot-links in general). Confidences of links are ignored: GM-PR's links are certain.
+
+    Section 3.1 (which points form the unsupervised term): only the points in no link. A point in
+    a link enters the likelihood once, through its chunklet / cannot-link term (eq. 5, 9), never
+    also through eq. 3, so the means, covariances and counts of eq. 16-19 count every point once.
+
+    E-step: eq. 11 for unlinked points, eq. 12 for must-linked chunklets, eq. 14 for cannot-links,
+    computed exactly (belief propagation / cutset conditioning) in log space. M-step: means and
+    covariances by eq. 16-18 (``reg_covar`` added to the diagonals as in scikit-learn); class
+    proportions by eq. 19, Newton-Raphson from the closed form that drops the cannot-link
+    normaliser. The objective is the observed-data log-likelihood, pair terms included; EM never
+    decreases it. Initialisation (section 4.1): k-means++ means, covariances from the
+    nearest-mean assignment, ``alpha = 1/M`` (or ``means_init`` / ``covariances_init`` /
+    ``weights_init``). ``n_components`` is the number of classes ``M``.
+
+    State: ``model`` holds ``weights`` (alpha), ``means``, ``covariances`` and
+    ``precisions_cholesky``; ``responsibilities`` are the class posteriors; ``extras`` hold the
+    expected class counts of eq. 19 (``class_counts``).
+    """
+
+    name = "gmpr"
+    title = "GM-PR: Gaussian mixture with pairwise relations"
+    citation = ("Yu, Elhabian & Whitaker (2016), Clustering with pairwise relationships: "
+                "a generative approach")
+    hard_constraints = True
+    params: ClassVar[tuple[Param, ...]] = (
+        *MIXTURE_PARAMS,
+        Param("cutset_budget", int, 100_000,
+              "cyclic cannot-link components: bound on (class assignments enumerated x size) "
+              "for exact inference; links beyond it become independent pairs", low=1),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        k = self.params["n_components"]
+        self.per_class = self._components_per_class()
+        self.class_of_component = np.repeat(np.arange(k), self.per_class)
+        self.single = bool((self.per_class == 1).all())
+        self.links = LinkStructure(self.constraints, k, self.params["cutset_budget"])
+        dup = self.links.duplicates
+        self.X_augmented = self.X if dup.size == 0 else np.vstack([self.X, self.X[dup]])
+
+    # -- structure hooks for the mixture-per-class subclass ------------------------------------
+    def _components_per_class(self) -> np.ndarray:
+        return np.ones(self.params["n_components"], dtype=np.int64)
+
+    def _initial_parameters(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(alpha, means, covariances, cluster proportions) at iteration 0 (section 4.1)."""
+        alpha, means, covs = initial_parameters(self.X, self.params, self.rng)
+        return alpha, means, covs, np.ones(means.shape[0])
+
+    # -- the stepper ---------------------------------------------------------------------------
+    def initialize(self) -> State:
+        alpha, means, covs, pi = self._initial_parameters()
+        if self.links.has_cannot_links and (alpha <= 0).any():
+            raise InvalidInputError(
+                "weights_init must give every class a positive weight when there are cannot-links."
+            )
+        return self._state(0, alpha, means, covs, pi)
+
+    def step(self, state: State) -> State:
+        return self._state(state.iteration + 1, *self.m_step(state))
+
+    def class_log_densities(self, X: np.ndarray, means: np.ndarray, prec_chol: np.ndarray,
+                            pi: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """``log p(x | class m)`` (n, M) and, with several clusters per class, the posterior of
+        the cluster given the class (n, K) (eq. 21, 26)."""
+        log_dens = estimate_log_gaussian(X, means, prec_chol)
+        if self.single:
+            return log_dens, None
+        with np.errstate(divide="ignore"):
+            log_dens += np.log(pi)
+        starts = np.concatenate([[0], np.cumsum(self.per_class)[:-1]])
+        mx = np.maximum.reduceat(log_dens, starts, axis=1)
+        e = np.exp(log_dens - mx[:, self.class_of_component])
+        s = np.add.reduceat(e, starts, axis=1)
+        return mx + np.log(s), e / s[:, self.class_of_component]
+
+    def _state(self, iteration: int, alpha: np.ndarray, means: np.ndarray, covs: np.ndarray,
+               pi: np.ndarray) -> State:
+        prec_chol = precision_cholesky(covs)
+        log_dens, within = self.class_log_densities(self.X, means, prec_chol, pi)
+        with np.errstate(divide="ignore"):
+            log_alpha = np.log(alpha)
+        q, counts, loglik = self.links.class_posteriors(log_dens, log_alpha)
+        if not np.isfinite(loglik):
+            raise InvalidInputError(
+                "the constraints have zero probability under these weights; give every class a "
+                "positive weight (weights_init)."
+            )
+        n = self.dataset.n_samples
+        resp = q[:n]
+        extras: dict[str, Any] = {"class_counts": counts}
+        model = {"weights": alpha, "means": means, "covariances": covs,
+                 "precisions_cholesky": prec_chol}
+        if self.single:
+            if q.shape[0] > n:
+                extras["duplicate_responsibilities"] = q[n:]
+        else:
+            if q.shape[0] > n:
+                within = np.vstack([within, within[self.links.duplicates]])
+            comp = q[:, self.class_of_component] * within
+            extras["component_responsibilities"] = comp[:n]
+            if q.shape[0] > n:
+                extras["duplicate_responsibilities"] = comp[n:]
+            model["class_of_component"] = self.class_of_component
+            model["component_weights"] = pi
+        for value in extras.values():
+            value.setflags(write=False)
+        return State(iteration=iteration, labels=resp.argmax(axis=1), responsibilities=resp,
+                     objective=loglik, objective_name=self.objective_name, model=model,
+                     extras=extras)
+
+    def m_step(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Eq. 16-18 (34-37) for means and covariances, eq. 40 for the cluster proportions and
+        eq. 19 for the class proportions."""
+        resp = state.responsibilities if self.single else state.extras["component_responsibilities"]
+        if "duplicate_responsibilities" in state.extras:
+            resp = np.vstack([resp, state.extras["duplicate_responsibilities"]])
+        nk, means, covs = gaussian_m_step(self.X_augmented, resp, self.params["reg_covar"])
+        if self.single:
+            pi = np.ones(nk.size)
+        else:
+            per_class = np.bincount(self.class_of_component, weights=nk)
+            pi = nk / per_class[self.class_of_component]
+        alpha = self.links.class_proportions(state.extras["class_counts"], state.model["weights"])
+        return alpha, means, covs, pi
+
+    def predict_proba(self, state: State, X: np.ndarray) -> np.ndarray:
+        """Class posteriors of unseen points (eq. 11; eq. 27 with several clusters per class)."""
+        model = state.model
+        pi = model.get("component_weights", np.ones(model["means"].shape[0]))
+        log_dens, _ = self.class_log_densities(X, model["means"], model["precisions_cholesky"], pi)
+        with np.errstate(divide="ignore"):
+            return softmax_logsumexp(log_dens + np.log(model["weights"]))[0]
+
+
+@hookimpl
+def pairlab_algorithms():
+    return [GMPR]
