@@ -481,3 +481,16 @@ def test_cli_session_restores_its_iteration(qtbot, registry, tmp_path, capsys):
     assert main(["gui", "--session", str(session), "--screenshot", str(out), "--size", "640x480"]) == 0
     assert "(iteration 2)" in capsys.readouterr().out
     assert out.exists()
+
+
+def test_decision_regions_cover_a_zoomed_out_view(qtbot, registry):
+    window = make_window(qtbot, registry, ("gmm",))
+    vb = window.pane_views[0].canvas.layers.vb
+    (x0, x1), (y0, y1) = vb.viewRange()
+    vb.setRange(xRange=(x0 - 10, x1 + 10), yRange=(y0 - 10, y1 + 10), padding=0)
+    qtbot.waitUntil(lambda: window.lab.bounds[0] <= vb.viewRange()[0][0], timeout=3000)
+    bx, by, bw, bh = window.lab.bounds
+    (x0, x1), (y0, y1) = vb.viewRange()
+    assert by <= y0 and x1 <= bx + bw and y1 <= by + bh
+    region = window.pane_views[0].canvas.layers.frame.regions
+    assert region is not None and region.rect == window.lab.bounds

@@ -115,16 +115,30 @@ def _flip_links(constraints: Constraints, fraction: float, rng: np.random.Genera
                        pairs[~is_ml] if (~is_ml).any() else None, n_samples=constraints.n_samples)
 
 
+#: Names under which :mod:`pairlab.constraint_generators` may provide flip noise
+#: ``f(constraints, fraction, rng) -> Constraints`` (SCSSAP's type-1 noise).
+_FLIP_NAMES = ("flip_noise", "flip_links", "flip_constraints", "flip_fraction")
+
+
 def flip_noise(constraints: Constraints, fraction: float, rng: np.random.Generator) -> Constraints:
-    """Flip noise on links: pairlab.constraint_generators' implementation when it has one."""
+    """Flip a ``fraction`` of the links to the other kind.
+
+    Uses :mod:`pairlab.constraint_generators`' implementation when it provides one under a name
+    in :data:`_FLIP_NAMES` (and it returns the same pairs), otherwise :func:`_flip_links`.
+    """
     from .. import constraint_generators as gen
 
-    fn = getattr(gen, "flip_noise", None) or getattr(gen, "flip_links", None)
-    if fn is not None:
+    for name in _FLIP_NAMES:
+        fn = getattr(gen, name, None)
+        if fn is None:
+            continue
         try:
-            return fn(constraints, fraction, rng)
+            out = fn(constraints, fraction, rng)
         except TypeError:
-            pass  # another signature: use ours
+            continue
+        if isinstance(out, Constraints) and out.n_samples == constraints.n_samples \
+                and len(out) == len(constraints):
+            return out
     return _flip_links(constraints, fraction, rng)
 
 
