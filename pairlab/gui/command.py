@@ -78,8 +78,13 @@ def configure_lab(args: argparse.Namespace, registry: Any = None) -> tuple[Any, 
         panes = [target] if target is not None else [
             k for k, cls in enumerate(classes) if key in {p.name for p in cls.params}]
         if not panes:
+            import difflib
+
             known = sorted({p.name for cls in classes for p in cls.params})
-            raise InvalidInputError(f"no pane's algorithm has a parameter {key!r}; known: {known}")
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise InvalidInputError(f"no pane's algorithm has a parameter {key!r}.{hint} "
+                                    f"Known parameters: {known}.")
         for k in panes:
             cls = classes[k]
             params[k].update(parse_assignments(cls.params, [assignment],
