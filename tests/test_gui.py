@@ -494,3 +494,27 @@ def test_decision_regions_cover_a_zoomed_out_view(qtbot, registry):
     assert by <= y0 and x1 <= bx + bw and y1 <= by + bh
     region = window.pane_views[0].canvas.layers.frame.regions
     assert region is not None and region.rect == window.lab.bounds
+
+
+def test_every_registered_algorithm_runs_in_a_pane(qtbot):
+    registry = Registry()
+    lab = Lab(registry)
+    lab.set_dataset("two-moons", {"n_samples": 40}, seed=0)
+    lab.add_pane("gmm")
+    lab.add_random_links(3, 3)
+    window = MainWindow(lab)
+    qtbot.addWidget(window)
+    window.show()
+    combo = window.pane_configs[0].combo
+    assert sorted(combo.itemData(i) for i in range(combo.count())) == sorted(registry.names("algorithms"))
+    for name in registry.names("algorithms"):
+        window.pane_configs[0].combo.setCurrentIndex(window.pane_configs[0].combo.findData(name))
+        assert window.wait_idle(30)
+        for _ in range(2):
+            window.step_forward()
+            assert window.wait_idle(30)
+        pane = window.lab.panes[0]
+        assert pane.name == name
+        assert pane.run is not None or pane.error, name  # ran, or says why not
+        layers = window.pane_views[0].canvas.layers
+        assert len(layers.scatter.data) == 40
