@@ -160,8 +160,13 @@ class FigureRenderer:
         return _export(self.widget, path, scale)
 
     def close(self) -> None:
+        """Free the figure now (scripts that draw many figures run no event loop that would)."""
+        import shiboken6
+
         self.widget.close()
-        self.widget.deleteLater()
+        self.layers = []
+        if shiboken6.isValid(self.widget):
+            shiboken6.delete(self.widget)
 
     def __enter__(self) -> FigureRenderer:
         return self
