@@ -152,3 +152,14 @@ def test_fast_point_styles_draw_what_the_public_api_draws():
         images.append(qimage_to_array(widget.grab().toImage()))
         widget.close()
     np.testing.assert_array_equal(images[0], images[1])
+
+
+def test_figures_are_freed(setup):
+    from PySide6 import QtWidgets
+
+    data, links, run = setup
+    render_state(data, links, run.state, size=(200, 160))
+    before = len(QtWidgets.QApplication.allWidgets())
+    for _ in range(5):
+        render_state(data, links, run.state, size=(200, 160))
+    assert len(QtWidgets.QApplication.allWidgets()) == before
