@@ -366,7 +366,7 @@ def test_no_links_is_plain_em_like_gmm_and_sklearn(seed, k, d):
 
 # -- EM never decreases the log-likelihood ------------------------------------------------------
 def test_objective_never_decreases_with_links():
-    for seed in range(10):
+    for seed in range(14):
         rng = np.random.default_rng(seed)
         k = int(rng.integers(2, 5))
         y = rng.integers(k, size=60)
@@ -378,6 +378,21 @@ def test_objective_never_decreases_with_links():
         obj = run.objectives
         assert np.all(np.isfinite(obj))
         assert np.all(np.diff(obj) >= -1e-9 * np.abs(obj[1:])), (seed, np.diff(obj).min())
+
+
+@pytest.mark.parametrize("budget", [100_000, 1])
+def test_objective_never_decreases_with_cycles_chains_and_stars(budget):
+    """The tiny overlapping structures inside larger data sets, exact or with independent pairs."""
+    for structure, (_, m, ml, cl) in enumerate(STRUCTURES):
+        rng = np.random.default_rng(structure)
+        X = np.vstack([rng.normal(size=(10, 2)) + 4 * j for j in range(m)])
+        run = Run("gmpr", Dataset(X), Constraints(ml, cl, n_samples=len(X)),
+                  {"n_components": m, "tol": 0, "max_iter": 20, "cutset_budget": budget},
+                  seed=structure)
+        run.run()
+        obj = run.objectives
+        assert np.all(np.isfinite(obj))
+        assert np.all(np.diff(obj) >= -1e-9 * np.abs(obj[1:])), (structure, np.diff(obj).min())
 
 
 # -- unseen points, estimator, determinism ------------------------------------------------------

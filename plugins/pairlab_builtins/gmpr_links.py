@@ -681,6 +681,7 @@ class LinkStructure:
         n_lc = int(linked_chunk.sum())
         linked_point = linked_chunk[aug_chunk]
         self.free = np.flatnonzero(~linked_point[:n])
+        self.free_mask = (~linked_point[:n]).astype(float)
         self.link_points = np.flatnonzero(linked_point)
         self.point_chunk = lc_of_chunk[aug_chunk[self.link_points]]
         self.incidence = sp.csr_matrix(
@@ -799,14 +800,13 @@ class LinkStructure:
             q, lse = softmax_logsumexp(log_dens + log_alpha)
             return q, q.sum(axis=0) + EPS, float(lse.sum())
         dens = log_dens if not self.duplicates.size else np.vstack([log_dens, log_dens[self.duplicates]])
-        q = np.empty((self.n_augmented, self.n_classes))
-        counts = np.zeros(self.n_classes)
-        loglik = 0.0
-        if self.free.size:
-            qf, lf = softmax_logsumexp(log_dens[self.free] + log_alpha)
-            q[self.free] = qf
-            counts += qf.sum(axis=0)
-            loglik += float(lf.sum())
+        # eq. 11 for every real point (cheaper than gathering the free ones); linked rows are
+        # overwritten below and left out of the sums
+        q, lse = softmax_logsumexp(log_dens + log_alpha)
+        loglik = float(lse @ self.free_mask)
+        counts = self.free_mask @ q
+        if self.duplicates.size:
+            q = np.vstack([q, np.empty((self.duplicates.size, self.n_classes))])
         phi = self.incidence @ dens[self.link_points] + log_alpha
         qc = np.empty_like(phi)
         if self.iso.size:
