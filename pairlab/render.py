@@ -335,7 +335,8 @@ def _add_notes(widget: Any, notes: str | None, *, row: int, ncols: int, style: S
 @dataclass
 class CurveSeries:
     """One line of a curve panel: ``y`` against ``x`` with an optional band ``lower``..``upper``
-    (e.g. mean +- one standard deviation); ``colour`` is a palette slot, ``dashed`` the line style."""
+    (e.g. mean +- one standard deviation); ``colour`` is a palette slot, ``dashed`` the line style,
+    ``weight`` scales line width and marker size (a wide line stays visible under an equal one)."""
 
     label: str
     x: np.ndarray
@@ -344,6 +345,7 @@ class CurveSeries:
     upper: np.ndarray | None = None
     colour: int = 0
     dashed: bool = False
+    weight: float = 1.0
 
 
 @dataclass
@@ -397,11 +399,16 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                 axis = plot.getAxis(name)
                 axis.setPen(_pen(GREY, 1))
                 axis.setTextPen(_pen((70, 70, 70), 1))
+                axis.enableAutoSIPrefix(False)
                 _cache_axis(axis)
             plot.setLabel("bottom", panel.x_label, **font_px)
             plot.setLabel("left", panel.y_label, **font_px)
             if not panel.series:
-                text = pg.TextItem(panel.message or "no data", color=_qcolor(INK), anchor=(0.5, 0.5))
+                import textwrap
+
+                message = "\n".join(textwrap.fill(part, 44) for part in
+                                    (panel.message or "no data").splitlines())
+                text = pg.TextItem(message, color=_qcolor(INK), anchor=(0.5, 0.5))
                 plot.addItem(text)
                 text.setPos(0.5, 0.5)
                 plot.setRange(xRange=(0, 1), yRange=(0, 1))
@@ -421,8 +428,10 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                     plot.addItem(band)
                 style_ = (QtCore.Qt.PenStyle.DashLine if ser.dashed else QtCore.Qt.PenStyle.SolidLine)
                 item = pg.PlotDataItem(
-                    x, np.asarray(ser.y, dtype=float), pen=_pen(rgb, s.line_width * 1.3, style=style_),
-                    symbol=SYMBOLS[ser.colour % len(SYMBOLS)], symbolSize=s.point_size + 2,
+                    x, np.asarray(ser.y, dtype=float),
+                    pen=_pen(rgb, s.line_width * 1.3 * ser.weight, style=style_),
+                    symbol=SYMBOLS[ser.colour % len(SYMBOLS)],
+                    symbolSize=(s.point_size + 2) * ser.weight,
                     symbolBrush=pg.mkBrush(_qcolor(rgb)), symbolPen=pg.mkPen(255, 255, 255, width=0.8))
                 plot.addItem(item)
                 legend.addItem(item, ser.label)
@@ -433,5 +442,8 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
         QtCore.QCoreApplication.processEvents()
         return _export(widget, path, scale)
     finally:
+        import shiboken6
+
         widget.close()
-        widget.deleteLater()
+        if shiboken6.isValid(widget):
+            shiboken6.delete(widget)
