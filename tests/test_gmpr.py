@@ -188,8 +188,9 @@ def test_links_beyond_the_cutset_budget_become_independent_pairs():
     n, m, ml, cl = 8, 3, [(6, 7)], [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (4, 5), (5, 6)]
     rng = np.random.default_rng(3)
     X = rng.normal(scale=2, size=(n, 2))
-    algo = GMPR(Dataset(X), Constraints(ml, cl, n_samples=n), {"n_components": m,
-                                                                "cutset_budget": 1})
+    with pytest.warns(UserWarning, match="independent pairs"):
+        algo = GMPR(Dataset(X), Constraints(ml, cl, n_samples=n), {"n_components": m,
+                                                                    "cutset_budget": 1})
     pairs = algo.links.duplicates.reshape(-1, 2)
     assert algo.links.n_independent_pairs == len(pairs) > 0
     dropped = {tuple(sorted(p)) for p in pairs.tolist()}
@@ -210,8 +211,9 @@ def test_links_beyond_the_cutset_budget_become_independent_pairs():
     np.testing.assert_allclose(st.objective, ll, rtol=1e-11)
     np.testing.assert_allclose(st.responsibilities, q, atol=1e-11)
     np.testing.assert_allclose(st.extras["duplicate_responsibilities"], dup_q, atol=1e-11)
-    run = Run(GMPR, Dataset(X), Constraints(ml, cl, n_samples=n),
-              {"n_components": m, "cutset_budget": 1, "tol": 0, "max_iter": 20}, seed=0)
+    with pytest.warns(UserWarning, match="independent pairs"):
+        run = Run(GMPR, Dataset(X), Constraints(ml, cl, n_samples=n),
+                  {"n_components": m, "cutset_budget": 1, "tol": 0, "max_iter": 20}, seed=0)
     run.run()
     assert np.all(np.diff(run.objectives) >= -1e-9 * np.abs(run.objectives[1:]))
 
@@ -368,9 +370,11 @@ def test_objective_never_decreases_with_cycles_chains_and_stars(budget):
     for structure, (_, m, ml, cl) in enumerate(STRUCTURES):
         rng = np.random.default_rng(structure)
         X = np.vstack([rng.normal(size=(10, 2)) + 4 * j for j in range(m)])
-        run = Run("gmpr", Dataset(X), Constraints(ml, cl, n_samples=len(X)),
-                  {"n_components": m, "tol": 0, "max_iter": 20, "cutset_budget": budget},
-                  seed=structure)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", ".*independent pairs", UserWarning)
+            run = Run("gmpr", Dataset(X), Constraints(ml, cl, n_samples=len(X)),
+                      {"n_components": m, "tol": 0, "max_iter": 20, "cutset_budget": budget},
+                      seed=structure)
         run.run()
         obj = run.objectives
         assert np.all(np.isfinite(obj))

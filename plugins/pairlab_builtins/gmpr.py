@@ -7,6 +7,7 @@ everything here, and with ``m_K = 1`` the two are the same algorithm.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -76,6 +77,12 @@ class GMPR(MixtureAlgorithm):
         self.class_of_component = np.repeat(np.arange(k), self.per_class)
         self.single = bool((self.per_class == 1).all())
         self.links = LinkStructure(self.constraints, k, self.params["cutset_budget"])
+        if self.links.n_independent_pairs:
+            warnings.warn(
+                f"{self.links.n_independent_pairs} cannot-link(s) close cycles too costly for exact "
+                f"inference (cutset_budget={self.params['cutset_budget']}); they are treated as "
+                "independent pairs, as in the paper. Raise cutset_budget to treat them exactly.",
+                UserWarning, stacklevel=2)
         dup = self.links.duplicates
         self.X_augmented = self.X if dup.size == 0 else np.vstack([self.X, self.X[dup]])
 
