@@ -85,6 +85,84 @@ def subset(constraints: Constraints, *, must: bool = True, cannot: bool = True) 
                        n_samples=constraints.n_samples)
 
 
+def class_matching(y: np.ndarray, labels: np.ndarray, n_labels: int) -> np.ndarray:
+    """The true class each label value is drawn as: the best one-to-one matching (Hungarian) of
+    labels to classes; labels left over keep distinct colours after the classes."""
+    from scipy.optimize import linear_sum_assignment
+
+    classes, yi = np.unique(y, return_inverse=True)
+    n_classes = classes.size
+    table = np.zeros((n_classes, n_labels))
+    np.add.at(table, (yi, labels), 1.0)
+    rows, cols = linear_sum_assignment(-table)
+    out = np.full(n_labels, -1, dtype=np.int64)
+    out[cols] = rows
+    spare = np.flatnonzero(out < 0)
+    out[spare] = n_classes + np.arange(spare.size)
+    return out
+
+
+def matched_state(state: State, y: np.ndarray) -> tuple[State, np.ndarray]:
+    """``state`` recoloured so that each cluster shows in the colour of its matched true class.
+
+    Cluster labels are arbitrary; the paper colours each panel's classes consistently (red and
+    green), so the figure does too. Returns a display copy of the state with labels, posterior
+    columns and class-level parameters permuted (component means keep their own order and are
+    re-assigned through ``class_of_component``), and the permutation ``perm`` (class index ->
+    drawn class). For figures only: the JSON records the algorithm's own labels.
+    """
+    model = state.model
+    coc = model.get("class_of_component")
+    r = state.responsibilities
+    labels = np.asarray(state.labels)
+    if coc is not None:
+        n_classes = int(np.max(coc)) + 1
+        if labels.max(initial=0) >= n_classes:  # labels name components
+            labels = np.asarray(coc)[labels]
+    else:
+        n_classes = r.shape[1] if r is not None else int(labels.max(initial=0)) + 1
+    perm = class_matching(y, labels, n_classes)
+
+    def by_class(a: np.ndarray) -> np.ndarray:
+        out = np.empty_like(a)
+        out[perm] = a
+        return out
+
+    shown: dict[str, np.ndarray] = {}
+    if "weights" in model and len(model["weights"]) == n_classes:
+        shown["weights"] = by_class(np.asarray(model["weights"]))
+    if coc is not None:
+        shown["class_of_component"] = perm[np.asarray(coc, dtype=np.int64)]
+        for key in ("means", "covariances"):
+            if key in model:
+                shown[key] = np.asarray(model[key])
+    else:
+        for key in ("means", "covariances"):
+            if key in model and len(model[key]) == n_classes:
+                shown[key] = by_class(np.asarray(model[key]))
+    if r is not None and r.shape[1] == n_classes:
+        r = by_class(r.T).T.copy()
+    return State(state.iteration, perm[labels], r, state.objective, state.objective_name,
+                 shown), perm
+
+
+@dataclass
+class Recoloured:
+    """Decision regions of ``algorithm`` at its own ``state``, columns in the drawn class order."""
+
+    algorithm: Any
+    state: State
+    perm: np.ndarray
+
+    def predict_proba(self, _shown: State, X: np.ndarray) -> np.ndarray:
+        p = np.asarray(self.algorithm.predict_proba(self.state, X))
+        if p.shape[1] != len(self.perm):
+            return p
+        out = np.empty_like(p)
+        out[:, self.perm] = p
+        return out
+
+
 def truth_state(y: np.ndarray) -> State:
     """A state that shows the ground-truth classes (for the data panels)."""
     return State(0, np.asarray(y, dtype=np.int64))
@@ -138,6 +216,11 @@ class PanelRecord:
 
         state = self.state if self.run is None else self.run.state
         regions = self.run.algorithm if self.run is not None else None
+        if state is not None and self.dataset.y is not None:
+            own = state
+            state, perm = matched_state(own, self.dataset.y)
+            if regions is not None:
+                regions = Recoloured(regions, own, perm)
         return Panel(self.dataset, self.constraints, state, self.title, decision_regions=regions,
                      init_means=self.init_means, info=self.info)
 
