@@ -182,7 +182,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.act_exemplars = A("Exemplar lines", self._toggle_view, "X", checkable=True)
         self.act_exemplars.setChecked(True)
         self.act_legend = A("Legend", self._toggle_view, "L", checkable=True)
-        self.act_add_pane = A("Add pane for comparison", self.add_pane, "P")
+        self.act_add_pane = A("Add pane for comparison", lambda: self.add_pane(), "P")
         self.act_fit = A("Show all data", self._fit_views, "0")
         self.act_plugins = A("Plugins...", self.show_plugins)
         self.act_keys = A("Keyboard shortcuts...", self.show_shortcuts, "F1")
@@ -244,6 +244,7 @@ class MainWindow(QtWidgets.QMainWindow):
         row = QtWidgets.QHBoxLayout(bar)
         row.setContentsMargins(0, 2, 0, 0)
         sp = QtWidgets.QStyle.StandardPixmap
+        self.transport_buttons: list[QtWidgets.QToolButton] = []
         icons = {self.act_reset: sp.SP_MediaSkipBackward, self.act_back: sp.SP_MediaSeekBackward,
                  self.act_play: sp.SP_MediaPlay, self.act_step: sp.SP_MediaSeekForward,
                  self.act_end: sp.SP_MediaSkipForward}
@@ -252,6 +253,8 @@ class MainWindow(QtWidgets.QMainWindow):
                              (self.act_end, "Run to end")):
             action.setIcon(self.style().standardIcon(icons[action]))
             button = self._tool_button(action, text)
+            button.setToolTip(action.toolTip())
+            self.transport_buttons.append(button)
             row.addWidget(button)
             if action is self.act_play:
                 self.play_button = button
@@ -259,6 +262,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.slider.setObjectName("iteration_slider")
         self.slider.setRange(0, 0)
         self.slider.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
+        self.slider.setMinimumWidth(60)
         self.slider.valueChanged.connect(self._slider_moved)
         row.addWidget(self.slider, 1)
         self.iteration_label = QtWidgets.QLabel("iteration 0")
@@ -324,7 +328,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.panes_box = QtWidgets.QGroupBox("Algorithms")
         self.panes_box_layout = QtWidgets.QVBoxLayout(self.panes_box)
         self.add_pane_button = QtWidgets.QPushButton("+ Add pane for comparison")
-        self.add_pane_button.clicked.connect(self.add_pane)
+        self.add_pane_button.clicked.connect(lambda: self.add_pane())
         self.panes_box_layout.addWidget(self.add_pane_button)
         self.dock_layout.addWidget(self.panes_box)
         # links
@@ -441,6 +445,7 @@ class MainWindow(QtWidgets.QMainWindow):
             view.deleteLater()
         while len(self.pane_views) < len(self.lab.panes):
             view = PaneView(self.canvas_style)
+            view.set_style(self.canvas_style)  # a pane added in presentation mode is big too
             view.canvas.clicked.connect(self._canvas_clicked)
             view.canvas.layers.vb.sigRangeChangedManually.connect(
                 partial(self._zoomed, view.canvas.layers.vb))
@@ -546,8 +551,9 @@ class MainWindow(QtWidgets.QMainWindow):
         """Compute the panes up to iteration ``t`` (None: to the end) in the background."""
         panes = self.lab.needs_compute(10**9 if t is None else t)
         if not panes:
-            if then_seek is not None:
-                self.lab.seek(min(then_seek, self.lab.max_index))
+            if then_seek is not None:  # -1: the last stored iteration ("Run to end" when done)
+                self.lab.seek(min(then_seek, self.lab.max_index) if then_seek >= 0
+                              else self.lab.max_index)
                 self.refresh()
             return False
         epoch = self.lab.epoch
@@ -900,6 +906,8 @@ class MainWindow(QtWidgets.QMainWindow):
             if pane.run is not None and state is not None:
                 view.objective.show_values(pane.run.objectives, pane.run.index, state.objective_name,
                                            font_size=self.canvas_style.font_size - 1)
+            else:  # no run (stopped while starting, or being rebuilt): no stale curve
+                view.objective.clear_values()
             view.header.setText(self._header(pane))
             view.metrics.setText(self._metrics_text(lab.metrics(pane), titles))
         self._update_controls()
@@ -929,7 +937,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _update_controls(self) -> None:
         lab = self.lab
         busy = self.executor.busy
-        top = lab.max_index
+        top = max(lab.max_index, 0)  # -1 while no pane has a run (all stopped while starting)
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(top, 0))
         self.slider.setValue(min(lab.iteration, top))
@@ -940,7 +948,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.act_back.setEnabled(shown > 0)
         self.act_reset.setEnabled(shown > 0)
         self.act_step.setEnabled(lab.can_advance() or busy)
-        self.act_end.setEnabled(not finished)
+        self.act_end.setEnabled(not finished or shown < top)  # End also jumps to the last state
         c = lab.constraints
         text = f"{c.n_must_link} must-links, {c.n_cannot_link} cannot-links"
         if lab.noise > 0:
@@ -977,6 +985,14 @@ class MainWindow(QtWidgets.QMainWindow):
         font = QtGui.QFont(self.font())
         font.setPointSize(15 if on else QtWidgets.QApplication.font().pointSize())
         self.centralWidget().setFont(font)
+        self.status.setFont(font)
+        # big icons without text leave the iteration slider room on a 1280x720 projector
+        style = (QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly if on
+                 else QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        for button in self.transport_buttons:
+            button.setToolButtonStyle(style)
+            button.setIconSize(QtCore.QSize(28, 28) if on else QtCore.QSize(16, 16))
+        self.slider.setMinimumWidth(160 if on else 60)  # never squeezed away by big fonts
         for view in self.pane_views:
             view.set_style(self.canvas_style)
         self.act_controls.setChecked(not on)

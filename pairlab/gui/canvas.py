@@ -12,6 +12,8 @@ brushes), never one brush per point.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -122,7 +124,8 @@ class CanvasLayers:
         self.info = pg.TextItem(anchor=(0, 0), color=_qcolor(INK))
         self.info.setParentItem(self.vb)
         self.info.setPos(6, 2)
-        self.message = pg.TextItem(anchor=(0, 1), color=_qcolor((150, 0, 40)))
+        self.message = pg.TextItem(anchor=(0, 1), color=_qcolor((150, 0, 40)),
+                                   fill=pg.mkBrush(255, 255, 255, 215))
         self.message.setParentItem(self.vb)
         self.vb.sigResized.connect(self._place_message)
         self.legend: pg.LegendItem | None = None
@@ -158,6 +161,12 @@ class CanvasLayers:
             self.plot.getAxis(name).setStyle(tickFont=font)
         self.plot.titleLabel.setText(self.plot.titleLabel.text, size=f"{s.title_size}pt")
         self._shown_regions, self._shown_links = None, {}
+        if self.legend is not None:  # rebuild the key at the new sizes
+            visible = self.legend.isVisible()
+            if self.legend.scene() is not None:
+                self.legend.scene().removeItem(self.legend)
+            self.legend = None
+            self.add_legend().setVisible(visible)
         if self.frame is not None:
             self._xy = None
             self.show(self.frame)
@@ -184,6 +193,7 @@ class CanvasLayers:
         self._show_model_points(frame)
         self.info.setText(frame.info)
         self.message.setText(frame.message or "")
+        self.message.setVisible(bool(frame.message))
         self._place_message()
         if frame.title and self.show_title:
             self.plot.setTitle(frame.title, size=f"{s.title_size}pt", color=INK)
@@ -323,24 +333,32 @@ class CanvasLayers:
 
     def _place_message(self) -> None:
         rect = self.vb.boundingRect()
+        # wrap long messages (errors name the algorithm and the bad value) to the pane's width
+        self.message.setTextWidth(max(rect.width() - 12, 60))
         self.message.setPos(6, rect.height() - 4)
+        # the info line ("iteration 4  log-likelihood ...") wraps in narrow panes rather than clip
+        self.info.setTextWidth(max(rect.width() - 12, 60))
 
     def set_range(self, rect: tuple[float, float, float, float]) -> None:
         x0, y0, w, h = rect
         self.vb.setRange(xRange=(x0, x0 + w), yRange=(y0, y0 + h), padding=0)
 
-    def add_legend(self, offset: tuple[float, float] = (-8, 8)) -> pg.LegendItem:
-        """A key to the symbols: must-link, cannot-link, violated link, mean."""
+    def add_legend(self, offset: tuple[float, float] | None = None) -> pg.LegendItem:
+        """A key to the symbols: must-link, cannot-link, violated link, mean (top right, below
+        the info line by default)."""
         if self.legend is not None:
             return self.legend
         s = self.style
+        if offset is None:
+            offset = (-8, 8 + 2.2 * s.font_size * 96 / 72)
         legend = pg.LegendItem(offset=offset, labelTextSize=f"{s.font_size}pt",
                                brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen(GREY),
                                labelTextColor=_qcolor(INK))
         legend.setParentItem(self.vb)
         legend.addItem(pg.PlotDataItem(pen=_pen(INK, s.link_width)), "must-link")
-        legend.addItem(pg.PlotDataItem(pen=_pen(INK, s.link_width,
-                                                style=QtCore.Qt.PenStyle.DashLine)), "cannot-link")
+        dashed = _pen(INK, s.link_width, style=QtCore.Qt.PenStyle.CustomDashLine)
+        dashed.setDashPattern([1.5, 1.2])  # a short sample must still look dashed at any width
+        legend.addItem(pg.PlotDataItem(pen=dashed), "cannot-link")
         legend.addItem(pg.ScatterPlotItem(symbol="x", size=12, brush=pg.mkBrush(_qcolor(_VIOLATION)),
                                           pen=pg.mkPen(None)), "violated")
         legend.addItem(pg.ScatterPlotItem(symbol="x", size=14, brush=pg.mkBrush(200, 200, 200),
@@ -382,15 +400,35 @@ class CanvasWidget(pg.PlotWidget):
         return self.mapFromScene(scene)
 
 
+class _IterationAxis(pg.AxisItem):
+    """An axis of iteration numbers: whole numbers only, never an SI prefix ("x0.001")."""
+
+    def __init__(self, orientation: str = "bottom") -> None:
+        super().__init__(orientation)
+        self.enableAutoSIPrefix(False)
+
+    def tickValues(self, minVal, maxVal, size):  # pyqtgraph's names
+        levels = []
+        for spacing, values in super().tickValues(minVal, maxVal, size):
+            if spacing < 1:
+                continue
+            levels.append((spacing, [v for v in values if float(v).is_integer()]))
+        if not levels:  # a range shorter than one iteration: its whole numbers
+            levels = [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
+        return levels
+
+
 class ObjectivePlot(pg.PlotWidget):
     """The objective of every stored state against iteration, with the current one marked."""
 
     def __init__(self, parent=None) -> None:
-        super().__init__(parent=parent, background="w")
+        super().__init__(parent=parent, background="w",
+                         axisItems={"bottom": _IterationAxis("bottom")})
         plot = self.getPlotItem()
         plot.hideButtons()
         plot.setMenuEnabled(False)
         plot.showGrid(x=True, y=True, alpha=0.15)
+        plot.getAxis("left").enableAutoSIPrefix(False)
         self.curve = plot.plot(pen=_pen((0, 114, 178), 1.8))
         self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(213, 94, 0),
                                          pen=pg.mkPen(_qcolor(INK)))
@@ -404,7 +442,7 @@ class ObjectivePlot(pg.PlotWidget):
             _cache_axis(plot.getAxis(name))
         self.setMinimumHeight(90)
         self._values: np.ndarray | None = None
-        self._label: tuple[str, int] | None = None
+        self._label: tuple[str, int, int] | None = None
 
     def show_values(self, values: np.ndarray, index: int, name: str, font_size: int = 9) -> None:
         values = np.asarray(values, dtype=float)
@@ -414,6 +452,7 @@ class ObjectivePlot(pg.PlotWidget):
             self.curve.setData([], [])
             self.marker.setData([], [])
             plot.setLabel("left", "(no objective)")
+            self._label = None  # the next objective name must replace this label
             plot.setXRange(0, max(values.size - 1, 1))
             plot.setYRange(0, 1)
             self._values = None
@@ -422,12 +461,36 @@ class ObjectivePlot(pg.PlotWidget):
         if not np.array_equal(values, self._values, equal_nan=True):
             x = np.arange(values.size)
             self.curve.setData(x[finite], values[finite])
-            plot.enableAutoRange()
+            # iterations from 0 to the last stored one (at least 0..1, never "x0.001" around 0)
+            plot.setXRange(0, max(values.size - 1, 1), padding=0.03)
+            plot.enableAutoRange(axis="y")
             self._values = values
         font_size = min(font_size, 11)  # long objective names must fit beside a short plot
-        if (name, font_size) != self._label:
-            plot.setLabel("left", name, **{"font-size": f"{font_size}pt"})
-            self._label = (name, font_size)
+        room = max(self.height() - 45, 40)  # pixels along the rotated axis label
+        if (name, font_size, room) != self._label:
+            font = QtGui.QFont()
+            font.setPointSize(font_size)
+            short = QtGui.QFontMetrics(font).elidedText(name, QtCore.Qt.TextElideMode.ElideRight,
+                                                        room)
+            plot.setLabel("left", short, **{"font-size": f"{font_size}pt"})
+            self.setToolTip(name)
+            self._label = (name, font_size, room)
         if 0 <= index < values.size and finite[index]:
             self.marker.setData([index], [values[index]])
+        else:
+            self.marker.setData([], [])
         self.cursor.setValue(index)
+
+    def set_font_size(self, points: int) -> None:
+        """Tick and axis-label size (larger in presentation mode)."""
+        font = QtGui.QFont()
+        font.setPointSize(points)
+        plot = self.getPlotItem()
+        for name in ("left", "bottom"):
+            plot.getAxis(name).setStyle(tickFont=font)
+        plot.setLabel("bottom", "iteration", **{"font-size": f"{points}pt"})
+        self._label = None
+
+    def clear_values(self) -> None:
+        """Nothing to plot (the pane has no run, e.g. it stopped while starting)."""
+        self.show_values(np.array([np.nan]), 0, "")

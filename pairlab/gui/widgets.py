@@ -226,6 +226,7 @@ class PaneView(QtWidgets.QFrame):
         layout.setSpacing(2)
         self.header = QtWidgets.QLabel()
         self.header.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.header.setWordWrap(True)  # a long algorithm title must not widen the window
         layout.addWidget(self.header)
         self.canvas = CanvasWidget(style=style)
         layout.addWidget(self.canvas, 3)
@@ -242,6 +243,7 @@ class PaneView(QtWidgets.QFrame):
     def set_style(self, style: Style) -> None:
         self.canvas.layers.set_style(style)
         self.objective.setMaximumHeight(200 if style.font_size > 12 else 150)
+        self.objective.set_font_size(12 if style.font_size > 12 else 9)
 
 
 class Banner(QtWidgets.QFrame):
