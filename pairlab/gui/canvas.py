@@ -357,7 +357,7 @@ class CanvasLayers:
         legend.setParentItem(self.vb)
         legend.addItem(pg.PlotDataItem(pen=_pen(INK, s.link_width)), "must-link")
         dashed = _pen(INK, s.link_width, style=QtCore.Qt.PenStyle.CustomDashLine)
-        dashed.setDashPattern([1.5, 1.2])  # a short sample must still look dashed at any width
+        dashed.setDashPattern([2.5, 2.0])  # a short sample must still look dashed at any width
         legend.addItem(pg.PlotDataItem(pen=dashed), "cannot-link")
         legend.addItem(pg.ScatterPlotItem(symbol="x", size=12, brush=pg.mkBrush(_qcolor(_VIOLATION)),
                                           pen=pg.mkPen(None)), "violated")
