@@ -281,21 +281,27 @@ def test_disjoint_pairs_follow_eq_11_12_14_and_points_in_pairs_enter_once():
 
 # -- the class proportions (eq. 19) -------------------------------------------------------------
 def check_alpha_optimum(links, counts, alpha):
-    """KKT on the simplex: alpha > 0, every direction e_i - e_j is flat; and no random point of
-    the simplex (nor the closed-form start) is better."""
+    """KKT on the simplex: alpha > 0 and the objective is flat along every direction e_i - e_j of
+    theta = log alpha (alpha = softmax(theta) keeps the constraints; this is alpha_i (dF/dalpha_i
+    - lambda) - alpha_j (dF/dalpha_j - lambda) = 0, with relative steps however small alpha is);
+    and no random point of the simplex (nor the closed-form start) is better."""
     f = links.class_objective
     assert np.all(alpha > 0) and np.isclose(alpha.sum(), 1.0, rtol=1e-14)
     best = f(counts, alpha)
     scale = max(1.0, abs(best))
     k = alpha.size
+
+    def at(theta):
+        a = np.exp(theta - theta.max())
+        return f(counts, a / a.sum())
+
+    theta, h = np.log(alpha), 1e-5
     for i in range(k):
         for j in range(i + 1, k):
-            h = 1e-4 * min(alpha[i], alpha[j])
             step = np.zeros(k)
             step[i], step[j] = h, -h
-            slope = (f(counts, alpha + step) - f(counts, alpha - step)) / (2 * h)
-            size = max(counts[i] / alpha[i], counts[j] / alpha[j], 1.0)  # partial derivatives
-            assert abs(slope) <= 1e-6 * size, (i, j, slope, size)
+            slope = (at(theta + step) - at(theta - step)) / (2 * h)
+            assert abs(slope) <= 1e-6 * max(1.0, counts[i], counts[j]), (i, j, slope)
     rng = np.random.default_rng(0)
     for a in [counts / counts.sum(), *rng.dirichlet(np.ones(k), size=200)]:
         assert f(counts, a) <= best + 1e-10 * scale

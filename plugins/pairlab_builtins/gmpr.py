@@ -25,7 +25,7 @@ from pairlab.mixture import (
 from pairlab.params import Param
 from pairlab.state import State
 
-from .gmpr_links import LinkStructure, softmax_logsumexp
+from .gmpr_links import LinkStructure, argmax_rows, softmax_logsumexp
 
 __all__ = ["GMPR"]
 
@@ -153,7 +153,7 @@ class GMPR(MixtureAlgorithm):
             model["component_weights"] = pi
         for value in extras.values():
             value.setflags(write=False)
-        return State(iteration=iteration, labels=resp.argmax(axis=1), responsibilities=resp,
+        return State(iteration=iteration, labels=argmax_rows(resp), responsibilities=resp,
                      objective=loglik, objective_name=self.objective_name, model=model,
                      extras=extras)
 

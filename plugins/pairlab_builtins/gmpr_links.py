@@ -55,7 +55,7 @@ from pairlab.constraints import Constraints
 from pairlab.errors import InconsistentConstraintsError, InvalidInputError
 from pairlab.markov import LabelNetwork
 
-__all__ = ["EPS", "LinkStructure", "softmax_logsumexp"]
+__all__ = ["EPS", "LinkStructure", "argmax_rows", "softmax_logsumexp"]
 
 #: Added to total responsibilities, as scikit-learn (and pairlab.mixture) do.
 EPS = 10 * np.finfo(np.float64).eps
@@ -82,6 +82,17 @@ def softmax_logsumexp(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s += e[:, j]
     e /= s[:, None]
     return e, mx + np.log(s)
+
+
+def argmax_rows(a: np.ndarray) -> np.ndarray:
+    """``a.argmax(axis=1)`` (first maximum wins), one vectorised pass per column."""
+    best = a[:, 0].copy()
+    out = np.zeros(a.shape[0], dtype=np.intp)
+    for j in range(1, a.shape[1]):
+        better = a[:, j] > best
+        out[better] = j
+        np.maximum(best, a[:, j], out=best)
+    return out
 
 
 # -- normalisers Z_comp(alpha) ------------------------------------------------------------------
@@ -137,8 +148,8 @@ class _PriorNormaliser:
     colourings: for the shapes small enough to enumerate, ``log Z(theta) = logsumexp_r(log w_r +
     c_r . theta)`` over the distinct count vectors ``c_r`` (with multiplicities ``w_r``); gradient
     and Hessian are the mean and covariance of the counts. Larger shapes use network inference
-    with ``theta`` on every node for the gradient, and central differences of it for the Hessian
-    (all ``2M + 1`` evaluations in one batched call).
+    with ``theta`` on every node for ``log Z`` and the gradient, and central differences of the
+    gradient for the Hessian (all ``2M + 1`` evaluations in one batched call).
     """
 
     def __init__(self, n_classes: int, max_exact_work: int) -> None:
@@ -187,14 +198,6 @@ class _PriorNormaliser:
             self.node_mult = np.repeat([m for m, _, _ in self.big], [s for _, s, _ in self.big])
             self.big_mult = np.array([m for m, _, _ in self.big])
 
-    def _big(self, thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``sum mult log Z`` (B,) and ``sum mult E[counts]`` (B, M) for each row of ``thetas``."""
-        n = self.node_mult.size
-        res = self.big_net.infer(np.broadcast_to(thetas[:, None, :], (thetas.shape[0], n,
-                                                                      self.n_classes)))
-        return (res.component_log_partition @ self.big_mult,
-                np.einsum("n,bnm->bm", self.node_mult, res.marginals))
-
     def log_z(self, theta: np.ndarray) -> float:
         """``sum_comp log Z_comp`` at ``theta = log alpha`` (entries may be -inf)."""
         total = 0.0
@@ -204,7 +207,8 @@ class _PriorNormaliser:
             s[(self.table[:, ~pos] > 0).any(axis=1)] = -np.inf
             total += float(self.group_mult @ self._group_lse(s))
         if self.big:
-            total += float(self._big(theta[None, :])[0][0])
+            res = self.big_net.infer(np.broadcast_to(theta, (self.node_mult.size, self.n_classes)))
+            total += float(res.component_log_partition @ self.big_mult)
         return total
 
     def _group_lse(self, s: np.ndarray) -> np.ndarray:
@@ -231,14 +235,21 @@ class _PriorNormaliser:
             h = 1e-5
             thetas = theta[None, :]
             if hessian:
-                eye = h * np.eye(k)
-                thetas = np.vstack([thetas, theta + eye, theta - eye])
-            lz, m = self._big(thetas)
+                thetas = np.vstack([theta, theta + h * np.eye(k), theta - h * np.eye(k)])
+            n = self.node_mult.size
+            res = self.big_net.infer(np.broadcast_to(thetas[:, None, :], (thetas.shape[0], n, k)))
+            lz = res.component_log_partition @ self.big_mult
+            m = np.einsum("n,bnm->bm", self.node_mult, res.marginals)
             total += float(lz[0])
             mu += m[0]
             if hessian:
-                fd = (m[1:k + 1] - m[k + 1:]).T / (2 * h)
-                cov += 0.5 * (fd + fd.T)
+                # d mu_a / d theta_b by central differences. The Hessian is symmetric; each pair
+                # takes the entry whose differenced mean is the smaller one (a rare class's
+                # expected count is computed to full relative precision, a common one's change
+                # by a rare class's step would drown in rounding)
+                d = ((m[1:k + 1] - m[k + 1:]) / (2 * h)).T
+                small = m[0][:, None] <= m[0][None, :]
+                cov += np.where(small, d, d.T)
         return total, mu, cov
 
 
@@ -406,15 +417,18 @@ class LinkStructure:
             if np.abs(g).max() <= tol * total:
                 break
             scale = max(float(np.trace(h)) / k, 1e-300)
-            step = np.linalg.solve(h + scale * np.ones((k, k)) / k, g)
+            step = np.linalg.lstsq(h + scale * np.ones((k, k)) / k, g, rcond=None)[0]
+            step *= min(1.0, 30.0 / max(np.abs(step).max(), 1e-300))  # at most e^30 per step
             slope = float(g @ step)
-            t = 1.0
+            t, g_max = 1.0, np.abs(g).max()
             while True:
                 f_new, g_new, _ = value(theta + t * step, False)
-                if f_new >= f + 1e-4 * t * slope or t < 1e-12:
+                # Armijo; or, where f moves by rounding only, a full step that halves the gradient
+                if (f_new >= f + 1e-4 * t * slope or t < 1e-12
+                        or (t == 1.0 and np.abs(g_new).max() < 0.5 * g_max)):
                     break
                 t *= 0.5
-            if not f_new > f and np.abs(g_new).max() >= np.abs(g).max():
+            if not f_new > f and np.abs(g_new).max() >= g_max:
                 break
             theta = theta + t * step
             f, g, h = value(theta, True)
