@@ -17,9 +17,15 @@ __all__ = ["Dataset", "DatasetSpec", "as_data_matrix", "pca_view"]
 def as_data_matrix(X: Any, *, min_samples: int = 1, name: str = "X") -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 (n, d) array, or explain what is wrong with it."""
     try:
-        arr = np.array(X, dtype=np.float64, order="C")
+        raw = np.asarray(X)
+        arr = None if raw.dtype.kind == "c" else np.array(raw, dtype=np.float64, order="C")
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"{name} must be a numeric (n_samples, n_features) array: {exc}") from None
+    if arr is None:
+        raise InvalidInputError(
+            f"{name} has complex values; give real numbers (for example np.abs(X), or the real "
+            "and imaginary parts as separate features)."
+        )
     if arr.ndim == 1:
         raise InvalidInputError(
             f"{name} must be 2-D (n_samples, n_features), got a 1-D array of shape {arr.shape}; "
@@ -40,6 +46,16 @@ def as_data_matrix(X: Any, *, min_samples: int = 1, name: str = "X") -> np.ndarr
         raise InvalidInputError(
             f"{name} contains NaN or infinite values in {rows.size} row(s) (0-based: {shown}); "
             "remove or impute those rows."
+        )
+    # Squared distances and covariances sum n * d squares of differences; beyond this bound they
+    # overflow float64 and every algorithm would return inf or NaN.
+    limit = 0.25 * np.sqrt(np.finfo(np.float64).max / max(arr.size, 1))
+    largest = float(np.abs(arr).max(initial=0.0))
+    if largest > limit:
+        raise InvalidInputError(
+            f"{name} has values as large as {largest:.3g} in absolute value; squared distances "
+            f"overflow float64 beyond about {limit:.3g} for this shape. Rescale {name} (for "
+            "example standardise each feature)."
         )
     return arr
 

@@ -208,7 +208,8 @@ class ConstrainedEM(MixtureAlgorithm):
             lb, db = _log_power_sums(log_alpha, b)
             lab, dab = _log_power_sums(log_alpha, a + b)
             log_r = lab - la - lb  # log P(s_a + s_b) / (P(s_a) P(s_b)) < 0
-            r = np.exp(log_r)
+            # r < 1 unless alpha is one-hot, but rounds to 1 near a vertex: keep log(1 - r) finite.
+            r = np.minimum(np.exp(log_r), 1.0 - _EPS)
             log_z += float(self._edge_count @ np.log1p(-r))
             grad = grad - (self._edge_count * r / (1.0 - r)) @ (dab - da - db)
         return log_z, grad

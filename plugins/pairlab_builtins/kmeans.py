@@ -10,6 +10,9 @@ from pairlab.mixture import kmeans_plusplus
 
 
 def _sq_distances(X: np.ndarray, centers: np.ndarray) -> np.ndarray:
+    # |x|^2 - 2 x.c + |c|^2 cancels catastrophically far from the origin: centre first.
+    shift = X.mean(axis=0)
+    X, centers = X - shift, centers - shift
     d2 = (X**2).sum(axis=1)[:, None] - 2 * X @ centers.T + (centers**2).sum(axis=1)[None, :]
     return np.maximum(d2, 0.0)
 
