@@ -7,7 +7,19 @@ import numpy as np
 from .constraints import Constraints
 from .errors import InvalidInputError
 
-__all__ = ["random_pairs"]
+__all__ = [
+    "e_matrix_noise",
+    "flip_fraction",
+    "flip_probability",
+    "grid_links",
+    "nonoverlapping_pairs",
+    "ppc_weight",
+    "random_pairs",
+    "random_pairs_count",
+    "random_pairs_fraction",
+    "relabel_points",
+    "teachers",
+]
 
 
 def _sample_pairs(y: np.ndarray, count: int, same: bool, rng: np.random.Generator,
@@ -55,3 +67,274 @@ def random_pairs(y: np.ndarray, n_must_link: int, n_cannot_link: int,
     ml = _sample_pairs(y, n_must_link, True, rng, set())
     cl = _sample_pairs(y, n_cannot_link, False, rng, set())
     return Constraints(ml or None, cl or None, n_samples=y.size)
+
+
+# -- helpers shared by the generators below -------------------------------------------------------
+def _labels(y: np.ndarray) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise InvalidInputError(f"labels must be 1-D, got shape {y.shape}.")
+    if y.size < 2:
+        raise InvalidInputError("at least 2 labelled points are needed to draw pairs.")
+    return np.unique(y, return_inverse=True)[1].reshape(-1)
+
+
+def _check_fraction(value: float, name: str, high: float = 1.0) -> float:
+    value = float(value)
+    if not np.isfinite(value) or value < 0 or value > high:
+        raise InvalidInputError(f"{name} must lie in [0, {high:g}], got {value!r}.")
+    return value
+
+
+def _split_by_labels(y: np.ndarray, pairs: np.ndarray, n: int,
+                     confidence: float | None = None) -> Constraints:
+    """Must-link the pairs whose labels agree, cannot-link the others."""
+    pairs = np.sort(np.asarray(pairs, dtype=np.int64).reshape(-1, 2), axis=1)
+    same = y[pairs[:, 0]] == y[pairs[:, 1]]
+    ml, cl = pairs[same], pairs[~same]
+    return Constraints(ml if len(ml) else None, cl if len(cl) else None, n_samples=n,
+                       confidence=confidence)
+
+
+def _distinct_pairs(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` distinct unordered pairs (i < j) drawn uniformly among all n(n-1)/2."""
+    total = n * (n - 1) // 2
+    if count > total:
+        raise InvalidInputError(f"asked for {count} pairs, but {n} points have only {total}.")
+    if count == 0:
+        return np.empty((0, 2), dtype=np.int64)
+    if total <= 4_000_000:
+        rank = np.sort(rng.choice(total, size=count, replace=False))
+        # rank r <-> pair (i, j), i < j, in row-major order of the upper triangle
+        start = np.arange(n, dtype=np.int64) * (2 * n - np.arange(n, dtype=np.int64) - 1) // 2
+        i = np.searchsorted(start, rank, side="right") - 1
+        j = rank - start[i] + i + 1
+        out = np.column_stack([i, j])
+        return out[rng.permutation(count)]
+    keys: list[int] = []
+    seen: set[int] = set()
+    while len(keys) < count:
+        a = rng.integers(n, size=2 * (count - len(keys)) + 16)
+        b = rng.integers(n, size=a.size)
+        for lo, hi in zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist(), strict=True):
+            key = lo * n + hi
+            if lo != hi and key not in seen:
+                seen.add(key)
+                keys.append(key)
+                if len(keys) == count:
+                    break
+    arr = np.asarray(keys, dtype=np.int64)
+    return np.column_stack([arr // n, arr % n])
+
+
+# -- sampling protocols ---------------------------------------------------------------------------
+def random_pairs_count(y: np.ndarray, n_pairs: int, rng: np.random.Generator) -> Constraints:
+    """``n_pairs`` distinct random pairs, labelled by the ground truth.
+
+    Each pair is drawn uniformly among all pairs (not per relation, unlike :func:`random_pairs`),
+    then becomes a must-link if the labels agree and a cannot-link otherwise: the protocol of
+    SCSSAP section IV, PPC section 5.1.1 (without the non-overlap) and RDP-means section 5.
+    """
+    y = _labels(y)
+    if isinstance(n_pairs, bool) or int(n_pairs) != n_pairs or n_pairs < 0:
+        raise InvalidInputError(f"n_pairs must be a whole number >= 0, got {n_pairs!r}.")
+    return _split_by_labels(y, _distinct_pairs(y.size, int(n_pairs), rng), y.size)
+
+
+def random_pairs_fraction(y: np.ndarray, fraction: float, rng: np.random.Generator) -> Constraints:
+    """A ``fraction`` r of all n(n-1)/2 pairs, labelled by the ground truth (RDP-means' r).
+
+    RDP-means (section 5) defines r as the number of +-1 entries of the symmetric side-information
+    matrix E normalised by its size; counting each unordered pair once, that is
+    ``round(r * n (n - 1) / 2)`` pairs (r = 0.01 on 300 points gives 448 pairs).
+    """
+    y = _labels(y)
+    fraction = _check_fraction(fraction, "fraction")
+    total = y.size * (y.size - 1) // 2
+    return _split_by_labels(y, _distinct_pairs(y.size, round(fraction * total), rng), y.size)
+
+
+def nonoverlapping_pairs(y: np.ndarray, n_pairs: int, rng: np.random.Generator) -> Constraints:
+    """PPC section 5.1.1: pairs drawn without replacement, so no point is in two pairs.
+
+    A random permutation is cut into consecutive pairs; "to have 50% of the data involved"
+    (section 5.1.4) use ``n_pairs = round(0.25 * n)``.
+    """
+    y = _labels(y)
+    if isinstance(n_pairs, bool) or int(n_pairs) != n_pairs or n_pairs < 0:
+        raise InvalidInputError(f"n_pairs must be a whole number >= 0, got {n_pairs!r}.")
+    if 2 * n_pairs > y.size:
+        raise InvalidInputError(
+            f"{n_pairs} non-overlapping pairs need {2 * n_pairs} points; the data has {y.size}.")
+    order = rng.permutation(y.size)[: 2 * int(n_pairs)]
+    return _split_by_labels(y, order.reshape(-1, 2), y.size)
+
+
+def teachers(y: np.ndarray, n_teachers: int, n_points: int, rng: np.random.Generator, *,
+             complete: bool = False) -> Constraints:
+    """Shental et al. section 3 ("distributed learning"): ``n_teachers`` teachers each receive
+    ``n_points`` (K) random points and partition them into equivalence classes.
+
+    Each teacher's partition becomes must-links inside every class group and cannot-links between
+    groups. With ``complete=False`` (default) a group is joined by a chain and two groups by one
+    cannot-link between their first members: the same chunklets and chunklet-level cannot-links
+    as all pairs (what constrained EM uses), with far fewer links. ``complete=True`` emits every
+    pair. Pairs stated by several teachers appear once.
+    """
+    y = _labels(y)
+    n = y.size
+    for name, v in (("n_teachers", n_teachers), ("n_points", n_points)):
+        if isinstance(v, bool) or int(v) != v or v < 0:
+            raise InvalidInputError(f"{name} must be a whole number >= 0, got {v!r}.")
+    if n_points > n:
+        raise InvalidInputError(f"n_points={n_points} exceeds the {n} points of the data.")
+    ml: list[tuple[int, int]] = []
+    cl: list[tuple[int, int]] = []
+    for _ in range(int(n_teachers)):
+        subset = rng.choice(n, size=int(n_points), replace=False)
+        groups = [subset[y[subset] == c] for c in np.unique(y[subset])]
+        for g in groups:
+            if complete:
+                ml.extend((int(a), int(b)) for k, a in enumerate(g) for b in g[k + 1:])
+            else:
+                ml.extend(zip(g[:-1].tolist(), g[1:].tolist(), strict=True))
+        for a in range(len(groups)):
+            for b in range(a + 1, len(groups)):
+                if complete:
+                    cl.extend((int(u), int(v)) for u in groups[a] for v in groups[b])
+                else:
+                    cl.append((int(groups[a][0]), int(groups[b][0])))
+
+    def unique(pairs: list[tuple[int, int]]) -> np.ndarray | None:
+        if not pairs:
+            return None
+        arr = np.sort(np.asarray(pairs, dtype=np.int64), axis=1)
+        _, first = np.unique(arr[:, 0] * n + arr[:, 1], return_index=True)
+        return arr[np.sort(first)]
+
+    return Constraints(unique(ml), unique(cl), n_samples=n)
+
+
+# -- noise models ---------------------------------------------------------------------------------
+def _pairs_and_kind(c: Constraints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    pairs = np.vstack([c.must_link, c.cannot_link]).reshape(-1, 2)
+    is_ml = np.r_[np.ones(c.n_must_link, bool), np.zeros(c.n_cannot_link, bool)]
+    conf = np.r_[c.ml_confidence, c.cl_confidence]
+    return pairs, is_ml, conf
+
+
+def _rebuild(n: int, pairs: np.ndarray, is_ml: np.ndarray, conf: np.ndarray) -> Constraints:
+    ml, cl = pairs[is_ml], pairs[~is_ml]
+    return Constraints(ml if len(ml) else None, cl if len(cl) else None, n_samples=n,
+                       confidence={"must_link": conf[is_ml], "cannot_link": conf[~is_ml]})
+
+
+def flip_fraction(constraints: Constraints, fraction: float, rng: np.random.Generator) -> Constraints:
+    """SCSSAP's first noise type (section IV): move exactly ``round(fraction * m)`` of the m pairs
+    to the other set (must-link <-> cannot-link), chosen uniformly without replacement.
+
+    Pairs keep their confidence and their order within each set.
+    """
+    fraction = _check_fraction(fraction, "fraction")
+    pairs, is_ml, conf = _pairs_and_kind(constraints)
+    flip = np.zeros(len(pairs), dtype=bool)
+    flip[rng.choice(len(pairs), size=round(fraction * len(pairs)), replace=False)] = True
+    return _rebuild(constraints.n_samples, pairs, is_ml ^ flip, conf)
+
+
+def relabel_points(y: np.ndarray, fraction: float, rng: np.random.Generator) -> np.ndarray:
+    """SCSSAP's second noise type (section IV): change the labels of exactly
+    ``round(fraction * n)`` points, each to a different class chosen uniformly, *before* pairs are
+    sampled (the links then never contradict each other). Returns the noisy labels (codes of
+    ``numpy.unique(y)``'s order).
+    """
+    codes = _labels(y)
+    fraction = _check_fraction(fraction, "fraction")
+    k = int(codes.max()) + 1
+    m = round(fraction * codes.size)
+    if m and k < 2:
+        raise InvalidInputError("relabelling needs at least 2 classes.")
+    out = codes.copy()
+    idx = rng.choice(codes.size, size=m, replace=False)
+    shift = rng.integers(1, k, size=m) if m else np.empty(0, dtype=np.int64)
+    out[idx] = (codes[idx] + shift) % k
+    return out
+
+
+def ppc_weight(q: float) -> float:
+    """PPC eq. 5.1: the weight ``w = 1/2 log((1 - q) / q)`` for flip probability ``q``."""
+    q = _check_fraction(q, "q", 0.5)
+    return float("inf") if q == 0 else 0.5 * float(np.log((1.0 - q) / q))
+
+
+def flip_probability(constraints: Constraints, q: float, rng: np.random.Generator, *,
+                     set_confidence: bool = True) -> Constraints:
+    """PPC section 5.1.4: flip each pair independently with probability ``q`` (<= 0.5).
+
+    With ``set_confidence`` every pair gets confidence ``1 - q``: the certainty gamma of eq. 2.15,
+    which turns into exactly the weight of eq. 5.1, ``w = 1/2 log((1 - q) / q)`` (see
+    :func:`ppc_weight`), in algorithms that weight links by confidence.
+    """
+    q = _check_fraction(q, "q", 0.5)
+    pairs, is_ml, conf = _pairs_and_kind(constraints)
+    flip = rng.random(len(pairs)) < q
+    if set_confidence:
+        conf = np.full(len(pairs), 1.0 - q)
+    return _rebuild(constraints.n_samples, pairs, is_ml ^ flip, conf)
+
+
+def e_matrix_noise(constraints: Constraints, p: float, q: float,
+                   rng: np.random.Generator) -> Constraints:
+    """RDP-means / TVClust eq. 8: side information E observed through a noisy channel.
+
+    A true link (H_ij = 1) is reported as a link (E_ij = 1) with probability ``p`` and dropped to
+    a may-not link (E_ij = 0) otherwise; a true non-link (H_ij = 0) is reported as such with
+    probability ``q`` and becomes a false link otherwise. Must-links play H = 1, cannot-links
+    H = 0. The paper's experiments use p = q ("noise with probability 1 - p"), which is
+    :func:`flip_probability` with ``q = 1 - p`` (section 5). Confidences are kept.
+    """
+    p, q = _check_fraction(p, "p"), _check_fraction(q, "q")
+    pairs, is_ml, conf = _pairs_and_kind(constraints)
+    u = rng.random(len(pairs))
+    flip = np.where(is_ml, u >= p, u >= q)
+    return _rebuild(constraints.n_samples, pairs, is_ml ^ flip, conf)
+
+
+# -- spatial neighbours ---------------------------------------------------------------------------
+def grid_links(rows: int, cols: int, labels: np.ndarray | None = None, *,
+               mode: str = "continuity") -> Constraints:
+    """4-neighbour links between the blocks of a ``rows x cols`` grid (row-major indices).
+
+    ``mode="continuity"`` (PPC section 5.2.2): every adjacent pair is a soft must-link; with
+    ``labels`` each gets confidence ``1 - q``, q being the ML estimate of section 2.4.2 (the share
+    of adjacent pairs not in the same class), so eq. 2.15 gives eq. 5.2's ``w = 1/2 log((1-q)/q)``
+    (q is capped at 0.5, i.e. w >= 0). Without labels the links are hard (confidence 1).
+    ``mode="labels"``: adjacent pairs are must-links inside a region and cannot-links across.
+    """
+    for name, v in (("rows", rows), ("cols", cols)):
+        if isinstance(v, bool) or int(v) != v or v < 1:
+            raise InvalidInputError(f"{name} must be a whole number >= 1, got {v!r}.")
+    rows, cols = int(rows), int(cols)
+    if rows * cols < 2:
+        raise InvalidInputError("a grid needs at least 2 cells to have neighbours.")
+    idx = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
+    pairs = np.vstack([np.column_stack([idx[:, :-1].ravel(), idx[:, 1:].ravel()]),
+                       np.column_stack([idx[:-1, :].ravel(), idx[1:, :].ravel()])])
+    y = None
+    if labels is not None:
+        y = np.asarray(labels).reshape(-1) if np.ndim(labels) == 2 else np.asarray(labels)
+        if y.shape != (rows * cols,):
+            raise InvalidInputError(
+                f"labels must have {rows * cols} entries (rows x cols), got shape {np.shape(labels)}.")
+        y = np.unique(y, return_inverse=True)[1].reshape(-1)
+    if mode == "labels":
+        if y is None:
+            raise InvalidInputError("grid_links(mode='labels') needs the region labels.")
+        return _split_by_labels(y, pairs, rows * cols)
+    if mode != "continuity":
+        raise InvalidInputError(f"mode must be 'continuity' or 'labels', got {mode!r}.")
+    conf = 1.0
+    if y is not None:
+        q = float(np.mean(y[pairs[:, 0]] != y[pairs[:, 1]]))
+        conf = 1.0 - min(q, 0.5)
+    return Constraints(pairs, None, n_samples=rows * cols, confidence=conf)
