@@ -98,14 +98,28 @@ def _load_constraints(args: argparse.Namespace, dataset):
         if args.must_link or args.cannot_link:
             raise InvalidInputError("give either --constraints FILE or --must-link/--cannot-link")
         return Constraints.load(args.constraints, n_samples=dataset.n_samples)
-    if args.must_link or args.cannot_link:
+    fraction = getattr(args, "link_fraction", None)
+    if args.must_link or args.cannot_link or fraction is not None:
         if dataset.y is None:
             raise InvalidInputError(
                 f"dataset {dataset.name!r} has no labels to draw links from; use --constraints FILE"
             )
+        if fraction is not None and (args.must_link or args.cannot_link):
+            raise InvalidInputError("give either --link-fraction or --must-link/--cannot-link")
         rng = np.random.default_rng([args.seed, 1])
-        return random_pairs(dataset.y, args.must_link, args.cannot_link, rng)
-    return Constraints.empty(dataset.n_samples)
+        if fraction is not None:
+            from .constraint_generators import random_pairs_fraction
+
+            links = random_pairs_fraction(dataset.y, fraction, rng)
+        else:
+            links = random_pairs(dataset.y, args.must_link, args.cannot_link, rng)
+    else:
+        links = Constraints.empty(dataset.n_samples)
+    if getattr(args, "link_noise", None):
+        from .constraint_generators import flip_fraction
+
+        links = flip_fraction(links, args.link_noise, np.random.default_rng([args.seed, 2]))
+    return links
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -193,6 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cannot-link", type=int, default=0, metavar="N",
                    help="draw N random cannot-links from the ground truth")
     p.add_argument("--constraints", metavar="FILE", help="constraints JSON or CSV file")
+    p.add_argument("--link-fraction", type=float, default=None, metavar="R",
+                   help="draw this fraction of all pairs as links from the ground truth (RDP-means r)")
+    p.add_argument("--link-noise", type=float, default=0.0, metavar="F",
+                   help="move exactly this fraction of the links to the other kind (SCSSAP noise)")
     p.add_argument("--seed", type=int, default=0, help="random seed (data, links, algorithm)")
     p.add_argument("--max-iter", type=int, default=None, help="override the iteration limit")
     p.add_argument("--labels", action="store_true", help="include labels in the JSON")

@@ -190,3 +190,21 @@ def test_gui_noise_slider_uses_flip_fraction():
     a = flip_noise(c, 0.5, np.random.default_rng(7))
     b = g.flip_fraction(c, 0.5, np.random.default_rng(7))
     assert a == b
+
+
+def test_cli_link_fraction_and_noise(capsys):
+    import json
+
+    from pairlab import cli
+
+    argv = ["run", "kmeans", "--dataset", "two-moons", "--data", "n_samples=60", "--json",
+            "--link-fraction", "0.02", "--seed", "3"]
+    assert cli.main(argv) == 0
+    clean = json.loads(capsys.readouterr().out)
+    assert clean["n_must_link"] + clean["n_cannot_link"] == round(0.02 * 60 * 59 / 2)
+    assert cli.main([*argv, "--link-noise", "0.5"]) == 0
+    noisy = json.loads(capsys.readouterr().out)
+    assert noisy["n_must_link"] + noisy["n_cannot_link"] == 35
+    assert noisy["n_must_link"] != clean["n_must_link"]
+    assert cli.main([*argv, "--must-link", "2"]) == 1
+    assert "either --link-fraction" in capsys.readouterr().err
