@@ -6,6 +6,7 @@ checked automatically, on small data.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from pairlab import Registry
@@ -38,7 +39,18 @@ def _small_params(spec) -> dict:
     return {}
 
 
+def _input_file_params(spec, tmp_path) -> dict:
+    """Data sets that read a user's file (a ``path`` parameter) get a small CSV written here."""
+    if not any(p.name == "path" for p in spec.params):
+        return {}
+    rng = np.random.default_rng(0)
+    rows = ["a,b,label"] + [f"{x:.6f},{y:.6f},{int(x > 0)}" for x, y in rng.normal(size=(SMALL, 2))]
+    path = tmp_path / "points.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return {"path": str(path)}
+
+
 @pytest.mark.parametrize("name", DATASETS)
-def test_dataset_conforms(name):
+def test_dataset_conforms(name, tmp_path):
     spec = _REGISTRY.dataset(name)
-    check_dataset(spec, _small_params(spec))
+    check_dataset(spec, {**_small_params(spec), **_input_file_params(spec, tmp_path)})
