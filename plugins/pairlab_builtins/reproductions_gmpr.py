@@ -531,7 +531,7 @@ def load_link_set(spec: LinkSet, data_dir: str | None) -> Dataset | str:
     """The data set, or a message saying why it is skipped."""
     if spec.source == "digits":
         try:
-            return make_dataset("digits", classes=list(spec.classes), n_components=2)
+            return make_dataset("digits", classes=",".join(map(str, spec.classes)), pca=True)
         except Exception as exc:  # a missing plugin or scikit-learn: skip with the reason
             return f"skipped: {exc}"
     if not data_dir:
@@ -540,7 +540,7 @@ def load_link_set(spec: LinkSet, data_dir: str | None) -> Dataset | str:
     for fname, label_column in UCI_FILES[spec.source]:
         path = Path(data_dir) / fname
         if path.is_file():
-            data = make_dataset("csv", path=str(path), label_column=label_column)
+            data = make_dataset("csv", path=str(path), label=str(label_column))
             if spec.source == "thyroid" and data.n_classes == 3:
                 # UCI new-thyroid has 3 classes (normal, hyper, hypo); the paper's Thyroid
                 # (Raetsch's benchmark) is binary: normal against the rest.
