@@ -1,8 +1,9 @@
 """Synthetic 2-D data sets (deterministic for a seed).
 
-``two-moons`` (GM-PR Fig. 8), ``gaussian-blobs``, ``anisotropic-blobs`` and ``fig3-toy`` (GM-PR
-Fig. 1 and 3, with :func:`fig3_init` / :func:`fig3_links` / :func:`fig3_start`, the start and the
-links of the figure). The data sets of PPC and RDP-means figures are in :mod:`.paper_shapes`.
+``two-moons`` (GM-PR Fig. 8), ``gaussian-blobs`` and ``fig3-toy`` (GM-PR Fig. 1 and 3, with
+:func:`fig3_init` / :func:`fig3_links` / :func:`fig3_start`, the start and the links of the
+figure). ``anisotropic-blobs`` and the data sets of the PPC and RDP-means figures are in
+:mod:`.paper_shapes`.
 """
 
 from __future__ import annotations
@@ -40,26 +41,6 @@ def gaussian_blobs(params: dict, rng: np.random.Generator) -> Dataset:
     rng.shuffle(y)
     X = centers[y] + rng.normal(scale=params["cluster_std"], size=(n, d))
     return Dataset(X, y, name="gaussian-blobs", feature_names=tuple(f"x{i + 1}" for i in range(d)))
-
-
-def anisotropic_blobs(params: dict, rng: np.random.Generator) -> Dataset:
-    """Gaussian blobs that all share one elongated covariance (scikit-learn's "anisotropic"
-    example): k-means' round clusters cut them across, a full-covariance mixture fits them. No
-    single paper figure; it is the situation of PPC's data set 1 (section 5.1.3: "relatively easy
-    for the gaussian mixture and difficult for K-means").
-
-    Every blob is ``cluster_std * N(0, I)`` stretched by ``stretch`` along one axis and shrunk by
-    it along the other, then rotated by ``angle`` degrees; centres are uniform in the box.
-    """
-    n, k = params["n_samples"], params["n_centers"]
-    centers = rng.uniform(-params["box"], params["box"], size=(k, 2))
-    y = np.arange(n) % k
-    rng.shuffle(y)
-    t = np.deg2rad(params["angle"])
-    rot = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
-    shape = rot @ np.diag([params["stretch"], 1.0 / params["stretch"]])
-    X = centers[y] + rng.normal(scale=params["cluster_std"], size=(n, 2)) @ shape.T
-    return Dataset(X, y, name="anisotropic-blobs", feature_names=("x1", "x2"))
 
 
 # -- GM-PR Fig. 1 and Fig. 3 ------------------------------------------------------------------
@@ -172,18 +153,6 @@ DATASETS = [
             Param("box", float, 10.0, "centres are uniform in [-box, box]^d", low=0.0),
         ),
         description="Isotropic Gaussian blobs.",
-    ),
-    DatasetSpec(
-        "anisotropic-blobs", "Anisotropic blobs", anisotropic_blobs,
-        (
-            Param("n_samples", int, 300, "number of points", low=1),
-            Param("n_centers", int, 3, "number of blobs", low=1),
-            Param("cluster_std", float, 1.0, "standard deviation before stretching", low=0.0),
-            Param("stretch", float, 3.0, "ratio sqrt(long / short axis variance)", low=1.0),
-            Param("angle", float, 30.0, "orientation of the long axis, degrees"),
-            Param("box", float, 10.0, "centres are uniform in [-box, box]^2", low=0.0),
-        ),
-        description="Blobs sharing one elongated covariance: hard for k-means, easy for a GMM.",
     ),
     DatasetSpec(
         "fig3-toy", "GM-PR Fig. 3 toy (horizontal boundary)", fig3_toy, _FIG3_PARAMS,
