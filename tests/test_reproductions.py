@@ -102,3 +102,72 @@ def test_fig8_quick(tmp_path):
     assert len(panels["gmpr_2"]["class_of_component"]) == 4
     assert {c["name"] for c in doc["claims"]} >= {"gmpr2_zero", "gmpr1_le_gmm"}
     assert (tmp_path / "fig8.csv").read_text().startswith("curve,column,index,value")
+
+
+def test_fig3_quick(tmp_path):
+    recipe = get_registry().reproduction("gmpr-fig3")
+    doc = reproduce(recipe, tmp_path, trials=2, jobs=1, progress=None)
+    _check_outputs(doc, tmp_path, "fig3")
+    data = doc["data"]
+    assert [p["key"] for p in data["figure"]] == ["data", "gmm", "gmpr_ml_cl", "gmpr_ml", "gmpr_cl"]
+    panels = {p["key"]: p for p in data["figure"]}
+    # (c) uses both kinds of link, (d) only the must-links, (e) only the cannot-links
+    assert len(panels["gmpr_ml_cl"]["must_link"]) == 2 and len(panels["gmpr_ml_cl"]["cannot_link"]) == 2
+    assert len(panels["gmpr_ml"]["cannot_link"]) == 0 and len(panels["gmpr_cl"]["must_link"]) == 0
+    for key in ("gmm", "gmpr_ml_cl", "gmpr_ml", "gmpr_cl"):
+        assert data["figure_purity"][key] == panels[key]["purity"]
+        assert 0.5 <= data["figure_purity"][key] <= 1.0
+    claims = {c["name"]: c for c in doc["claims"]}
+    assert claims["gmm_wrong"]["measured"] == data["figure_purity"]["gmm"]
+    assert set(data["trial_found_rate"]) >= {"gmm", "gmpr_ml_cl", "gmpr_ml", "gmpr_cl", "fixed_start_gmpr_ml"}
+    assert all(len(t["must_link"]) == 2 and len(t["cannot_link"]) == 2 for t in data["trials"])
+    # any single trial can be re-run alone from its seed
+    assert recipe.trial(1, doc["trial_seeds"][1], {}) == data["trials"][1]
+
+
+@pytest.mark.parametrize("name", ["fig6", "fig7"])
+def test_purity_curves_quick(tmp_path, name):
+    recipe = get_registry().reproduction(name)
+    options = {"data_dir": str(tmp_path / "no-uci"), "counts": [0, 20]}
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options=options, progress=None)
+    _check_outputs(doc, tmp_path, name, colours=True)
+    sets = doc["data"]["sets"]
+    assert "not found" in sets["haberman"]["skipped"] and "not found" in sets["thyroid"]["skipped"]
+    for key in ("digits123", "digits4567"):
+        entry = sets[key]
+        assert entry["counts"] == [0, 20] and entry["n_features"] == 2
+        for method in ("gmpr", "gmm_ec"):
+            assert all(0 < v <= 1 for v in entry[method]["mean"])
+    text = (tmp_path / f"{name}.csv").read_text()
+    assert "digits123_gmpr,mean" in text and "digits4567_gmm_ec,std" in text
+    assert any("MNIST" in note for note in doc["notes"])
+
+
+def test_purity_curves_read_uci_files_from_data_dir(tmp_path):
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (30, 3)), rng.normal(4, 1, (30, 3))])
+    rows = [",".join(f"{v:.4f}" for v in x) + f",{1 + (i >= 30)}" for i, x in enumerate(X)]
+    (tmp_path / "haberman.data").write_text("\n".join(rows) + "\n")
+    recipe = get_registry().reproduction("fig6")
+    options = {"data_dir": str(tmp_path), "counts": [0, 10]}
+    doc = reproduce(recipe, tmp_path / "out", trials=1, jobs=1, options=options, progress=None,
+                    render=False)
+    entry = doc["data"]["sets"]["haberman"]
+    assert entry["n_samples"] == 60 and entry["n_classes"] == 2 and entry["n_features"] == 3
+    assert entry["gmpr"]["mean"][0] > 0.9  # two well separated blobs
+    assert any(c["name"] == "haberman_outperforms" for c in doc["claims"])
+
+
+def test_ppc_fig2(tmp_path):
+    recipe = get_registry().reproduction("ppc-fig2")
+    doc = reproduce(recipe, tmp_path, trials=3, jobs=1, progress=None)
+    _check_outputs(doc, tmp_path, "ppc-fig2")
+    data = doc["data"]
+    assert len(data["figure"]) == 12  # 3 weights x 4 snapshots
+    assert data["snapshots"] == [1, 3, 5, 20]
+    for key in ("w=0", "w=1.3", "w=3"):
+        assert len(data["trajectories"][key]["purity"]) == 21  # iterations 0..20
+        assert len(data["snapshot_purity"][key]) == 4
+    assert len(data["sensitivity"]) == 3
+    assert {c["name"] for c in doc["claims"]} == {"w0_wrong", "w1.3_wrong", "w1.3_slower",
+                                                   "w3_intended", "pattern_somewhere"}

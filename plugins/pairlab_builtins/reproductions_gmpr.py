@@ -282,47 +282,55 @@ class Fig3(Reproduction):
     quick_trials = 6
     dataset = "fig3-toy"
 
-    def _data(self) -> tuple[Dataset, np.ndarray | None, Constraints | None]:
-        from pairlab_builtins import synthetic
+    def setup(self) -> tuple[Dataset, dict[str, Any], Constraints]:
+        """The data, the figure's starting model (``fig3_init``) and its links (``fig3_links``)."""
+        from pairlab_builtins.synthetic import fig3_init, fig3_links
 
         data = make_dataset(self.dataset)
-        means = links = None
-        if hasattr(synthetic, "fig3_start"):
-            means, links = synthetic.fig3_start(data)
-        return data, means, links
+        return data, fig3_init(data), fig3_links(data)
 
     def trial(self, index: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
+        """Random 2 ML + 2 CL from the labels and a k-means++ start (the paper's protocol, section
+        4.1), with the figure's tolerance and iteration limit; every method gets the same start.
+
+        To tell the two sources of chance apart, GM-PR also runs with the random links from the
+        figure's start (``fixed_start``) and with the figure's links from the random start
+        (``fixed_links``).
+        """
         with single_blas_thread():
-            data, _, _ = self._data()
+            data, init, fig_links = self.setup()
             rng = np.random.default_rng(seed)
             links = random_pairs(data.y, 2, 2, rng)
             fit_seed = int(rng.integers(2**31))
+            params = {"n_components": 2, "tol": init["tol"], "max_iter": init["max_iter"]}
             out: dict[str, Any] = {"index": index, "seed": seed, "fit_seed": fit_seed,
-                                   "must_link": links.must_link, "cannot_link": links.cannot_link}
-            for key, _title, algorithm, ml, cl in FIG3_METHODS:
-                c = subset(links, must=ml, cannot=cl) if (ml or cl) else None
-                run = fit(algorithm, data, c, {"n_components": 2}, fit_seed)
-                out[key] = {"purity": purity(data.y, run.state.labels), "iterations": run.n_iter}
+                                   "must_link": links.must_link.tolist(),
+                                   "cannot_link": links.cannot_link.tolist()}
+            variants = (("", links, params), ("fixed_start_", links, init),
+                        ("fixed_links_", fig_links, params))
+            for prefix, source, start in variants:
+                for key, _title, algorithm, ml, cl in FIG3_METHODS:
+                    if prefix and algorithm == "gmm":
+                        continue  # GMM ignores links: its fixed-start run is the figure's panel (b)
+                    c = subset(source, must=ml, cannot=cl) if (ml or cl) else None
+                    run = fit(algorithm, data, c, start, fit_seed)
+                    out[prefix + key] = {"purity": purity(data.y, run.state.labels),
+                                         "iterations": run.n_iter}
         return out
 
     def figure(self) -> list[PanelRecord]:
-        """The single picture: the data set's starting means and links, one fit per panel."""
-        data, means, links = self._data()
-        if means is None or links is None:
-            from pairlab.errors import PluginError
-
-            raise PluginError("the fig3-toy data set does not expose its starting means and links "
-                              "(pairlab_builtins.synthetic.fig3_start)")
-        params = {"n_components": 2, "means_init": np.asarray(means, dtype=float)}
+        """The single picture: the data set's starting model and links, one fit per panel."""
+        data, init, links = self.setup()
+        means = np.asarray(init["means_init"], dtype=float)
         records = [PanelRecord("data", "(a) data and initial means", data, None,
-                               state=truth_state(data.y), init_means=params["means_init"],
+                               state=truth_state(data.y), init_means=means,
                                info="colour: true class; +: initial means")]
         for letter, (key, title, algorithm, ml, cl) in zip("bcde", FIG3_METHODS, strict=True):
             c = subset(links, must=ml, cannot=cl) if (ml or cl) else None
-            run = fit(algorithm, data, c, params, 0)
+            run = fit(algorithm, data, c, init, 0)
             p = purity(data.y, run.state.labels)
             records.append(PanelRecord(key, f"({letter}) {title}", data, c, run=run,
-                                       init_means=params["means_init"],
+                                       init_means=means,
                                        info=f"purity {p:.3f}, {run.n_iter} iterations"))
         return records
 
@@ -330,8 +338,10 @@ class Fig3(Reproduction):
         with single_blas_thread():
             records = self.figure()
         keys = [m[0] for m in FIG3_METHODS]
-        found = {k: [t[k]["purity"] > FOUND for t in trials] for k in keys}
-        pur = {k: np.array([t[k]["purity"] for t in trials]) for k in keys}
+        linked = [k for k in keys if k != "gmm"]
+        all_keys = keys + [p + k for p in ("fixed_start_", "fixed_links_") for k in linked]
+        found = {k: [t[k]["purity"] > FOUND for t in trials] for k in all_keys}
+        pur = {k: np.array([t[k]["purity"] for t in trials]) for k in all_keys}
         data = {
             "dataset": records[0].dataset.source,
             "thresholds": {"found": FOUND, "wrong": WRONG},
@@ -339,16 +349,22 @@ class Fig3(Reproduction):
             "figure_purity": {r.key: purity(r.dataset.y, r.run.state.labels)
                               for r in records if r.run is not None},
             "trial_found_rate": {k: rate(v) for k, v in found.items()},
-            "trial_mean_purity": {k: float(pur[k].mean()) for k in keys},
+            "trial_mean_purity": {k: float(pur[k].mean()) for k in all_keys},
             "trials": trials,
         }
-        names = {m[0]: m[1] for m in FIG3_METHODS}
+        names = {m[0]: m[1].replace("GM-PR, ", "") for m in FIG3_METHODS}
         notes = [
-            f"Trials: {len(trials)} random draws of 2 must-links + 2 cannot-links from the labels "
-            f"and k-means++ starts; horizontal boundary found (purity > {FOUND}):",
-            "  " + ";  ".join(f"{names[k]} {describe_fraction(found[k])}" for k in keys),
+            f"{len(trials)} trials, horizontal boundary found (purity > {FOUND}) with random "
+            "2 ML + 2 CL and k-means++ starts:  "
+            + ";  ".join(f"{names[k]} {describe_fraction(found[k])}" for k in keys) + ".",
+            "GM-PR with the random links from the figure's start:  "
+            + ";  ".join(f"{names[k]} {describe_fraction(found['fixed_start_' + k])}"
+                         for k in linked)
+            + ".   With the figure's links from k-means++ starts:  "
+            + ";  ".join(f"{names[k]} {describe_fraction(found['fixed_links_' + k])}"
+                         for k in linked) + ".",
         ]
-        curves = {"trial_purity": {k: pur[k] for k in keys}}
+        curves = {"trial_purity": {k: pur[k] for k in all_keys}}
         return FigureResult(data, curves, notes, panels=records, ncols=5,
                             figure_title="GM-PR Fig. 3 — must-links solid, cannot-links dashed, "
                                          "saturation = soft label")
@@ -416,7 +432,8 @@ class Fig8(Reproduction):
         with single_blas_thread():
             data, links, fit_seed, runs = self.fits(seed)
         out: dict[str, Any] = {"index": index, "seed": seed, "fit_seed": fit_seed,
-                               "must_link": links.must_link, "cannot_link": links.cannot_link}
+                               "must_link": links.must_link.tolist(),
+                                   "cannot_link": links.cannot_link.tolist()}
         for key, run in runs.items():
             out[key] = {"misassigned": misassigned(data.y, run.state.labels),
                         "purity": purity(data.y, run.state.labels), "iterations": run.n_iter}
