@@ -90,9 +90,13 @@ def _load_dataset(args: argparse.Namespace):
 
 
 def _load_constraints(args: argparse.Namespace, dataset):
+    from .cli_links import constraints_from_args, wants_link_options
     from .constraint_generators import random_pairs
     from .constraints import Constraints
     from .errors import InvalidInputError
+
+    if wants_link_options(args):  # --generator, --label-noise, --flip-prob, --e-matrix
+        return constraints_from_args(args, dataset)
 
     if args.constraints:
         if args.must_link or args.cannot_link:
@@ -211,6 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="draw this fraction of all pairs as links from the ground truth (RDP-means r)")
     p.add_argument("--link-noise", type=float, default=0.0, metavar="F",
                    help="move exactly this fraction of the links to the other kind (SCSSAP noise)")
+    from .cli_links import add_link_arguments
+
+    add_link_arguments(p)
     p.add_argument("--seed", type=int, default=0, help="random seed (data, links, algorithm)")
     p.add_argument("--max-iter", type=int, default=None, help="override the iteration limit")
     p.add_argument("--labels", action="store_true", help="include labels in the JSON")
