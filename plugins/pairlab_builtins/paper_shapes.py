@@ -46,9 +46,14 @@ def ppc_artificial(params: dict, rng: np.random.Generator) -> Dataset:
     The text fixes only their properties: set 1 is "relatively easy for the gaussian mixture and
     difficult for K-means" (two long parallel bars of uniform density: a Gaussian per bar fits,
     k-means cuts across them); set 2 has two classes that "overlapped and thus defy a perfect GMM
-    classifier" (two uniform discs overlapping by ~10%); set 3 is "highly nongaussian" (a thick
-    crescent around a compact blob in its opening; a GMM can still separate them once the
-    components are placed right, which the relations do).
+    classifier" (two uniform discs overlapping by ~10%); set 3 is "highly nongaussian", and
+    hard-CKmeans "never reaches 55%" on it while hard-PPC passes 95% with enough pairs: a ring
+    (radius 5) around a compact round class. A Gaussian per class separates them (a quadratic
+    boundary: 96% on the training points), k-means cuts the picture in halves (55%).
+
+    Measured over seeds 0-9 (pairlab kmeans, gmm with k-means++ and scikit-learn's QDA as the
+    best a Gaussian per class can do): set 1 52% / 52% / 100%, set 2 94% / 79% / 95%,
+    set 3 55% / 61% / 96%.
     """
     m = params["n_per_class"]
     shape = params["shape"]
@@ -61,8 +66,8 @@ def ppc_artificial(params: dict, rng: np.random.Generator) -> Dataset:
             return np.column_stack([c + r * np.cos(t), r * np.sin(t)])
         a, b = disc(-1.6), disc(1.6)
     else:
-        a = _arc(rng, m, (0.0, 0.0), 3.0, 0.25 * np.pi, 1.75 * np.pi, 0.35)
-        b = rng.normal(scale=0.5, size=(m, 2)) + np.array([1.2, 0.0])
+        a = _arc(rng, m, (0.0, 0.0), 5.0, 0.0, 2 * np.pi, 0.6)
+        b = rng.normal(scale=1.2, size=(m, 2))
     X = np.vstack([a, b]) + rng.normal(scale=params["noise"], size=(2 * m, 2))
     return _shuffle(X, np.r_[np.zeros(m, int), np.ones(m, int)], rng, f"ppc-artificial-{shape}")
 
@@ -223,7 +228,7 @@ DATASETS = [
     DatasetSpec(
         "ppc-artificial", "PPC Fig. 5 artificial sets", ppc_artificial,
         (Param("shape", int, 1, "which set of PPC Fig. 5: 1 bars, 2 overlapping discs, "
-               "3 crescent and blob", choices=(1, 2, 3)),
+               "3 ring around a core", choices=(1, 2, 3)),
          Param("n_per_class", int, 200, "points per class (the paper: 200)", low=1),
          Param("noise", float, 0.0, "extra Gaussian jitter", low=0.0)),
         description="The three non-Gaussian two-class sets of PPC Fig. 5 (section 5.1.3).",
