@@ -533,8 +533,8 @@ UCI_FILES: dict[str, tuple[tuple[str, int], ...]] = {
     "haberman": (("haberman.data", -1), ("haberman.csv", -1)),
     "thyroid": (("thyroid.data", 0), ("thyroid.csv", 0), ("new-thyroid.data", 0)),
 }
-COUNTS_FULL = (0, 10, 25, 50, 100, 200)
-COUNTS_QUICK = (0, 25, 100)
+COUNTS_FULL = (0, 16, 32, 64, 128, 256)  # powers of two: the paper discusses "more than 64" links
+COUNTS_QUICK = (0, 32, 128)
 FIG67_METHODS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("gmpr", "GM-PR", "gmpr", {}),
     ("gmm_ec", "GMM-EC (constrained EM)", "constrained-em", {}),
@@ -616,7 +616,8 @@ class PurityVsLinks(Reproduction):
         counts = list(options.get("counts") or COUNTS_FULL)
         sets: dict[str, Any] = {}
         curves: dict[str, dict[str, Sequence[float]]] = {}
-        notes = [MNIST_NOTE]
+        notes = [MNIST_NOTE, "Lines: mean purity over the trials; bands: mean ± 1 s.d., clipped to "
+                             "[0, 1]. Both methods get the same links and the same start in a trial."]
         if self.kind == "cannot":
             notes.append("EM-PC (EM with posterior constraints), the paper's third method in "
                          "Fig. 7, is not implemented in pairlab and is left out.")
@@ -698,12 +699,13 @@ class PurityVsLinks(Reproduction):
             low = 1.0
             for slot, (key, label, _a, _p) in enumerate(FIG67_METHODS):
                 mean, sd = np.asarray(entry[key]["mean"]), np.asarray(entry[key]["std"])
-                low = min(low, float((mean - sd).min()))
+                low = min(low, float(np.clip(mean - sd, 0.0, 1.0).min()))
                 # the first method is drawn wide so that an identical second one leaves it visible
-                series.append(CurveSeries(label, x, mean, mean - sd, mean + sd, colour=slot,
+                lo, hi = np.clip(mean - sd, 0.0, 1.0), np.clip(mean + sd, 0.0, 1.0)
+                series.append(CurveSeries(label, x, mean, lo, hi, colour=slot,
                                           dashed=slot == 1, weight=1.9 if slot == 0 else 1.0))
             panels.append(CurvePanel(spec.title, series, f"number of {what}",
-                                     "purity (mean ± 1 s.d.)",
+                                     "purity (mean, band ± 1 s.d.)",
                                      y_range=(max(0.0, math.floor(low * 10) / 10), 1.0)))
         n = len(result.data["trials"])
         title = (f"{self.title} — {n} trials (random links and k-means++ starts)")
