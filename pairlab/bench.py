@@ -195,9 +195,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", metavar="NAME", help="cases whose name contains NAME")
     parser.add_argument("--repeats", type=int, default=None, help="timed runs per measurement")
     parser.add_argument("--no-scaling", action="store_true", help="skip the scaling runs")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS threads for subject and reference alike (default 1: on a shared "
+                             "machine threaded BLAS waits for time slices and hides the algorithms)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(args.threads):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     repeats = args.repeats or (3 if args.quick else 7)
     min_time = 0.02 if args.quick else 0.1
     cases, errors = discover_cases(args.quick, args.only)
@@ -231,7 +241,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from .constraints import atomic_write_text
 
-        doc = {"machine": machine_info(), "quick": args.quick, "cases": results,
+        doc = {"machine": {**machine_info(), "blas_threads_used": args.threads},
+               "quick": args.quick, "cases": results,
                "scaling": scale, "case_module_errors": errors}
         atomic_write_text(args.json, json.dumps(doc, indent=1) + "\n")
     return 0

@@ -132,3 +132,18 @@ def test_csv_errors_name_the_line():
         Constraints.from_csv_text("i,j,type\n0,1,must\n1,x,cannot\n", 4)
     with pytest.raises(InvalidInputError, match="line 2: type"):
         Constraints.from_csv_text("i,j,type\n0,1,maybe\n", 4)
+
+
+def test_saved_files_are_readable_like_plain_files(tmp_path):
+    import os
+    import stat
+
+    c = Constraints([[0, 1]], n_samples=3)
+    c.save(tmp_path / "c.json")
+    umask = os.umask(0)
+    os.umask(umask)
+    mode = stat.S_IMODE((tmp_path / "c.json").stat().st_mode)
+    assert mode == 0o666 & ~umask
+    os.chmod(tmp_path / "c.json", 0o640)
+    c.save(tmp_path / "c.json")
+    assert stat.S_IMODE((tmp_path / "c.json").stat().st_mode) == 0o640
