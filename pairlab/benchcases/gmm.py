@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 
@@ -17,31 +18,35 @@ def _blobs(n: int, d: int, k: int, seed: int = 0) -> np.ndarray:
     return centers[rng.integers(k, size=n)] + rng.normal(size=(n, d))
 
 
+def sklearn_em_step(X: np.ndarray, model) -> tuple[Callable[[], object] | None, str]:
+    """One scikit-learn GaussianMixture E+M step from ``model``'s parameters, and its name.
+
+    The reference every Gaussian-mixture case compares with; ``None`` without scikit-learn.
+    """
+    try:
+        from sklearn.mixture import GaussianMixture
+    except ImportError:
+        return None, "scikit-learn unavailable"
+    gm = GaussianMixture(len(model["weights"]), max_iter=1, weights_init=model["weights"],
+                         means_init=model["means"],
+                         precisions_init=np.linalg.inv(model["covariances"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gm.fit(X)
+
+    def step() -> object:
+        _, log_resp = gm._e_step(X)
+        gm._m_step(X, log_resp)
+        return gm
+
+    return step, "scikit-learn GaussianMixture E+M step"
+
+
 def cases(quick: bool) -> list[BenchCase]:
     n, d, k = (20_000, 2, 4) if quick else (100_000, 2, 4)
     X = _blobs(n, d, k)
     run = Run("gmm", Dataset(X), params={"n_components": k}, seed=0)
     state = run.state
-    out = []
-    reference, ref_name = None, "scikit-learn unavailable"
-    try:
-        from sklearn.mixture import GaussianMixture
-
-        m = state.model
-        gm = GaussianMixture(k, max_iter=1, weights_init=m["weights"], means_init=m["means"],
-                             precisions_init=np.linalg.inv(m["covariances"]))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            gm.fit(X)
-
-        def reference() -> object:
-            _, log_resp = gm._e_step(X)
-            gm._m_step(X, log_resp)
-            return gm
-
-        ref_name = "scikit-learn GaussianMixture E+M step"
-    except ImportError:
-        pass
-    out.append(BenchCase("gmm-em-iteration", lambda: run.algorithm.step(state), reference,
-                         ref_name, n, d, k, 0, goal=1.0, group="gmm"))
-    return out
+    reference, ref_name = sklearn_em_step(X, state.model)
+    return [BenchCase("gmm-em-iteration", lambda: run.algorithm.step(state), reference,
+                      ref_name, n, d, k, 0, goal=1.0, group="gmm")]
