@@ -457,7 +457,7 @@ class LabelNetwork:
             raise InvalidInputError(
                 f"log_unary must have shape ({self.n_nodes}, {self.n_labels}) or "
                 f"(batch, {self.n_nodes}, {self.n_labels}), got {np.shape(log_unary)}.")
-        if np.isnan(u).any() or np.isposinf(u).any():
+        if u.size and not u.max() < np.inf:  # one pass: the maximum is NaN or +inf if any entry is
             raise InvalidInputError("log_unary contains NaN or +inf.")
         B, M = u.shape[0], self.n_labels
         U = u.transpose(2, 0, 1)  # (M, B, n)

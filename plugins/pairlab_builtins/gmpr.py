@@ -76,6 +76,7 @@ class GMPR(MixtureAlgorithm):
         self.per_class = self._components_per_class()
         self.class_of_component = np.repeat(np.arange(k), self.per_class)
         self.single = bool((self.per_class == 1).all())
+        self._class_starts = np.concatenate([[0], np.cumsum(self.per_class)[:-1]])
         self.links = LinkStructure(self.constraints, k, self.params["cutset_budget"])
         if self.links.n_independent_pairs:
             warnings.warn(
@@ -116,7 +117,7 @@ class GMPR(MixtureAlgorithm):
             return log_dens, None
         with np.errstate(divide="ignore"):
             log_dens += np.log(pi)
-        starts = np.concatenate([[0], np.cumsum(self.per_class)[:-1]])
+        starts = self._class_starts
         mx = np.maximum.reduceat(log_dens, starts, axis=1)
         e = np.exp(log_dens - mx[:, self.class_of_component])
         s = np.add.reduceat(e, starts, axis=1)

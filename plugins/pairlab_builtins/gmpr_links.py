@@ -357,7 +357,9 @@ class LinkStructure:
         if not self.has_links:
             q, lse = softmax_logsumexp(log_dens + log_alpha)
             return q, q.sum(axis=0) + EPS, float(lse.sum())
-        dens = log_dens if not self.duplicates.size else np.vstack([log_dens, log_dens[self.duplicates]])
+        # (row gathers use np.take: several times faster than fancy indexing of rows)
+        dens = log_dens if not self.duplicates.size else np.vstack(
+            [log_dens, np.take(log_dens, self.duplicates, axis=0)])
         # eq. 11 for every real point (cheaper than gathering the free ones); linked rows are
         # overwritten below and left out of the sums
         q, lse = softmax_logsumexp(log_dens + log_alpha)
@@ -365,13 +367,13 @@ class LinkStructure:
         counts = self.free_mask @ q
         if self.duplicates.size:
             q = np.vstack([q, np.empty((self.duplicates.size, self.n_classes))])
-        phi = self.incidence @ dens[self.link_points] + log_alpha
+        phi = self.incidence @ np.take(dens, self.link_points, axis=0) + log_alpha
         res = self.network.infer(phi)  # eq. 12 (chunklets), eq. 14 (cannot-links), exactly
         qc = res.marginals
         loglik += float(res.log_partition)
         if self.prior is not None:
             loglik -= self.prior.log_z(log_alpha)
-        q[self.link_points] = qc[self.point_chunk]
+        q[self.link_points] = np.take(qc, self.point_chunk, axis=0)
         counts += qc.sum(axis=0)
         return q, counts + EPS, loglik
 
