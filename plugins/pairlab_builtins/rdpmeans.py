@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -167,6 +167,7 @@ class Links:
     data: np.ndarray
     weight_sums: np.ndarray  # W_i = sum_j |w_ij|: xi * W_i bounds how far links move a row
     exact: bool  # every partial sum of weights is exact, so update order cannot matter
+    indptr_list: list[int] = field(repr=False, compare=False)  # indptr for per-point lookups
 
     @classmethod
     def build(cls, constraints: Constraints, scale_ml: float, scale_cl: float) -> Links | None:
@@ -187,7 +188,7 @@ class Links:
         weight_sums = np.bincount(rows, np.abs(A.data), minlength=n)
         scaled = A.data * 4096.0  # multiples of 2**-12 below 2**40 add up exactly in any order
         exact = bool(np.all(scaled == np.round(scaled)) and np.abs(scaled).sum() < 2.0**52)
-        return cls(A, indptr, A.indices.astype(np.intp), A.data, weight_sums, exact)
+        return cls(A, indptr, A.indices.astype(np.intp), A.data, weight_sums, exact, indptr.tolist())
 
     @property
     def n_entries(self) -> int:
@@ -233,9 +234,9 @@ class Links:
 class PassContext:
     """Everything a pass needs; a pass can stop after any point and resume (``trace_every``).
 
-    ``mode`` says what ``table`` holds. "push": G = D - xi * H at the current labels, updated at
-    a moving point's partners. "pull": D alone; a point whose decision links could change (see
-    :func:`certain_points`) adds its link scores when it is visited.
+    ``table`` holds D. ``mode`` says how links enter. "push": ``scores`` holds H at the current
+    labels, updated at a moving point's partners. "pull": a point whose decision links could
+    change (see :func:`certain_points`) counts its link scores when it is visited.
     """
 
     number: int                # 1 for the first pass
@@ -250,6 +251,7 @@ class PassContext:
     n_clusters: int
     table: np.ndarray          # (n, capacity); +inf in unused columns
     minima: tuple[np.ndarray, ...] | None = None  # certain_points(...) if already computed
+    scores: np.ndarray | None = None  # push with links: H at ``labels``, (n, capacity)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -257,6 +259,7 @@ class PassContext:
             "position": self.position, "start_labels": self.start_labels,
             "start_scores": self.start_scores, "centers": self.centers[: self.n_clusters].copy(),
             "table": self.table.copy(),
+            "scores": None if self.scores is None else self.scores.copy(),
         }
 
 
@@ -281,6 +284,10 @@ def _ensure_capacity(ctx: PassContext, needed: int) -> None:
     centers = np.zeros((new_cap, ctx.centers.shape[1]))
     centers[:cap] = ctx.centers
     ctx.table, ctx.centers = table, centers
+    if ctx.scores is not None:
+        scores = np.zeros((n, new_cap))
+        scores[:, :cap] = ctx.scores
+        ctx.scores = scores
 
 
 def _open_cluster(ctx: PassContext, i: int, geometry: Geometry) -> np.ndarray:
@@ -307,32 +314,39 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
                links: Links | None) -> None:
     """Visit ``ctx.order[ctx.position:stop]`` one point at a time (Algorithm 1's inner loop).
 
-    ``ctx.table`` holds G = D - xi * H. Each point goes to argmin_k G[i, k] when that value is
-    < lambda, else to a new cluster centred on it. Moving point i from a to b changes G only at
-    i's partners, in columns a and b, and marks their rows stale. Row minima are kept for every
-    point: all at once when the sweep starts, for all rows when a cluster opens, and, when a
-    stale point comes up, for it and the stale points among the next ``BLOCK`` visits in one
-    vectorised argmin (a row touched again before its visit is stale again). Every choice is
-    argmin's, with its first-index tie rule, on the row as it is at the visit.
+    Point i goes to argmin_k G[i, k], G = D - xi * H, when that value is < lambda, else to a new
+    cluster centred on it. ``ctx.table`` holds D and ``ctx.scores`` H (None without links).
+    Moving point i from a to b changes H only at i's partners, in columns a and b (two sparse
+    updates of the link weights themselves, exact when ``links.exact``), and marks their rows
+    stale. Row minima of G are kept for every point: all at once when the sweep starts, for all
+    rows when a cluster opens (its H column is 0: it is empty), and, when a stale point comes up,
+    for it and the stale points among the next ``BLOCK`` visits in one vectorised argmin (a row
+    touched again before its visit is stale again). Every choice is argmin's, with its
+    first-index tie rule, on the row D[i] - xi * H[i] as it is at the visit.
     """
     n = ctx.labels.size
-    table = ctx.table
+    table, H = ctx.table, ctx.scores
     K = ctx.n_clusters
-    best_np = table[:, :K].argmin(axis=1)
-    best, bestval = best_np.tolist(), table[np.arange(n), best_np].tolist()
+    xi = ctx.xi
+
+    def rows_of(points):  # G at ``points`` (an index array or slice), columns :K
+        rows = table[points, :K]
+        return rows if H is None else rows - xi * H[points, :K]
+
+    G = rows_of(slice(None))
+    best_np = G.argmin(axis=1)
+    best, bestval = best_np.tolist(), G[np.arange(n), best_np].tolist()
     stale_buf = bytearray(n)  # stale_buf[i] == 1: row i changed since its minimum was taken
     stale = np.frombuffer(stale_buf, dtype=np.uint8)
     labels = ctx.labels.tolist()
-    use_links = links is not None and ctx.xi != 0.0
-    if use_links:
-        indptr = links.indptr.tolist()
-        indices, data, xi = links.indices, links.data, ctx.xi
+    if H is not None:
+        indptr, indices, data = links.indptr_list, links.indices, links.data
     order = ctx.order[ctx.position:stop]
     for pos, i in enumerate(order.tolist()):
         if stale_buf[i]:
             block = order[pos:pos + BLOCK]
             block = block[stale[block] != 0]
-            rows = table[block, :K]
+            rows = rows_of(block)
             arg = rows.argmin(axis=1)
             for j, b, v in zip(block.tolist(), arg.tolist(),
                                rows[np.arange(block.size), arg].tolist(), strict=True):
@@ -343,21 +357,21 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
         if not value < lam:
             k = K
             column = _open_cluster(ctx, i, geometry)
-            table = ctx.table
+            table, H = ctx.table, ctx.scores
             K += 1
             best, bestval = _lower_rows(best, bestval, column, k)
         a = labels[i]
         if k != a:
             labels[i] = k
-            if use_links:
+            if H is not None:
                 s, e = indptr[i], indptr[i + 1]
                 if s != e:
                     nb = indices[s:e]
-                    step = xi * data[s:e]
-                    col = table[:, a]
-                    col[nb] += step
-                    col = table[:, k]
-                    col[nb] -= step
+                    w = data[s:e]
+                    col = H[:, a]
+                    col[nb] -= w
+                    col = H[:, k]
+                    col[nb] += w
                     stale[nb] = 1
     ctx.labels[:] = labels
     ctx.position = stop
@@ -616,14 +630,16 @@ class RDPMeans(Algorithm):
         mode, H, minima = "push", None, None
         if self.links is not None and (xi != 0.0 or self.xi_of_pass(number + 1) != 0.0):
             H = self._scores(state.labels, K0)  # kept from the step that made ``state``
+        scores = None
         if H is not None and xi != 0.0:
             mode, minima = self._choose_mode(state, table, K0, xi)
-            if mode == "push":
-                table[:, :K0] -= xi * H
+            if mode == "push":  # the sweep updates its own copy of H
+                scores = np.zeros((n, cap))
+                scores[:, :K0] = H
         cbuf = np.zeros((cap, centers.shape[1]))
         cbuf[:K0] = centers
         return PassContext(number, xi, mode, self.rng.permutation(n), 0, np.asarray(state.labels),
-                           H, labels, cbuf, K0, table, minima)
+                           H, labels, cbuf, K0, table, minima, scores)
 
     def _choose_mode(self, state: State, table: np.ndarray, K: int, xi: float
                      ) -> tuple[str, tuple[np.ndarray, ...] | None]:
@@ -647,9 +663,11 @@ class RDPMeans(Algorithm):
         table = snap["table"].copy()
         cbuf = np.zeros((table.shape[1], centers.shape[1]))
         cbuf[: centers.shape[0]] = centers
+        scores = None if snap["scores"] is None else snap["scores"].copy()
         return PassContext(snap["number"], snap["xi"], snap["mode"], snap["order"], snap["position"],
                            snap["start_labels"], snap["start_scores"],
-                           np.array(state.labels, dtype=np.int64), cbuf, centers.shape[0], table)
+                           np.array(state.labels, dtype=np.int64), cbuf, centers.shape[0], table,
+                           scores=scores)
 
     def step(self, state: State) -> State:
         """One pass of Algorithm 1 (or the next ``trace_every`` point visits of it)."""
@@ -663,7 +681,9 @@ class RDPMeans(Algorithm):
         K = ctx.n_clusters
         labels, start = ctx.labels, ctx.start_labels
         H = None
-        if ctx.start_scores is not None:
+        if ctx.scores is not None and self.links.exact:  # kept up to date by the push sweep
+            H = ctx.scores[:, :K]
+        elif ctx.start_scores is not None:
             H = self.links.moved_scores(ctx.start_scores, start, labels, K)
         counts = np.bincount(labels, minlength=K)
         if ctx.position < n:  # mid-pass trace state: centres have not moved yet
