@@ -187,6 +187,7 @@ class _PriorNormaliser:
             self.table_group = np.repeat(np.arange(len(sizes)), sizes)
             self.starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
             self.group_mult = np.array(self.mult)
+            self.row_mult = self.group_mult[self.table_group]
         else:
             self.table = np.zeros((0, self.n_classes))
         if self.big:
@@ -203,8 +204,11 @@ class _PriorNormaliser:
         total = 0.0
         if self.table.shape[0]:
             pos = np.isfinite(theta)
-            s = self.table_logw + self.table[:, pos] @ theta[pos]
-            s[(self.table[:, ~pos] > 0).any(axis=1)] = -np.inf
+            if pos.all():  # the usual case, without the column gathers (same numbers)
+                s = self.table_logw + self.table @ theta
+            else:
+                s = self.table_logw + self.table[:, pos] @ theta[pos]
+                s[(self.table[:, ~pos] > 0).any(axis=1)] = -np.inf
             total += float(self.group_mult @ self._group_lse(s))
         if self.big:
             res = self.big_net.infer(np.broadcast_to(theta, (self.node_mult.size, self.n_classes)))
@@ -229,7 +233,7 @@ class _PriorNormaliser:
             mu_g = np.add.reduceat(p[:, None] * self.table, self.starts, axis=0)
             mu += self.group_mult @ mu_g
             if hessian:
-                wp = (self.group_mult[self.table_group] * p)[:, None]
+                wp = (self.row_mult * p)[:, None]
                 cov += self.table.T @ (wp * self.table) - mu_g.T @ (self.group_mult[:, None] * mu_g)
         if self.big:
             h = 1e-5
@@ -424,7 +428,9 @@ class LinkStructure:
             slope = float(g @ step)
             t, g_max = 1.0, np.abs(g).max()
             while True:
-                f_new, g_new, _ = value(theta + t * step, False)
+                # the full step usually succeeds: evaluate its Hessian at once for the next step
+                # (enumerated shapes only: there f and g do not depend on that flag, to the bit)
+                f_new, g_new, h_new = value(theta + t * step, t == 1.0 and not prior.big)
                 # Armijo; or, where f moves by rounding only, a full step that halves the gradient
                 if (f_new >= f + 1e-4 * t * slope or t < 1e-12
                         or (t == 1.0 and np.abs(g_new).max() < 0.5 * g_max)):
@@ -433,7 +439,7 @@ class LinkStructure:
             if not f_new > f and np.abs(g_new).max() >= g_max:
                 break
             theta = theta + t * step
-            f, g, h = value(theta, True)
+            f, g, h = (f_new, g_new, h_new) if h_new is not None else value(theta, True)
         alpha = np.exp(np.maximum(theta - theta.max(), -700.0))  # never exactly 0
         alpha /= alpha.sum()
         if alpha_old is not None and self.class_objective(counts, alpha) < self.class_objective(
