@@ -5,22 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from pairlab.bench import BenchCase
+from pairlab.benchcases.gmm import blobs
 from pairlab.constraint_generators import random_pairs
 from pairlab.dataset import Dataset
 from pairlab.run import Run
 
 
-def _blobs(n: int, d: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    centers = rng.uniform(-10, 10, size=(k, d))
-    y = rng.integers(k, size=n)
-    return centers[y] + rng.normal(size=(n, d)), y
-
-
 def _case(name: str, n: int, n_ml: int, n_cl: int, goal: float | None, **params: object
           ) -> BenchCase:
     d, k = 2, 4
-    X, y = _blobs(n, d, k)
+    X, y = blobs(n, d, k)
     cons = random_pairs(y, n_ml, n_cl, np.random.default_rng(1))
     data = Dataset(X)
     subject = Run("constrained-em", data, cons, params={"n_components": k, **params}, seed=0)

@@ -12,10 +12,12 @@ from pairlab.dataset import Dataset
 from pairlab.run import Run
 
 
-def _blobs(n: int, d: int, k: int, seed: int = 0) -> np.ndarray:
+def blobs(n: int, d: int, k: int, seed: int = 0, std: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """``k`` isotropic Gaussian blobs with centres uniform in [-10, 10]^d, and their labels."""
     rng = np.random.default_rng(seed)
     centers = rng.uniform(-10, 10, size=(k, d))
-    return centers[rng.integers(k, size=n)] + rng.normal(size=(n, d))
+    y = rng.integers(k, size=n)
+    return centers[y] + std * rng.normal(size=(n, d)), y
 
 
 def sklearn_em_step(X: np.ndarray, model) -> tuple[Callable[[], object] | None, str]:
@@ -44,7 +46,7 @@ def sklearn_em_step(X: np.ndarray, model) -> tuple[Callable[[], object] | None, 
 
 def cases(quick: bool) -> list[BenchCase]:
     n, d, k = (20_000, 2, 4) if quick else (100_000, 2, 4)
-    X = _blobs(n, d, k)
+    X, _ = blobs(n, d, k)
     run = Run("gmm", Dataset(X), params={"n_components": k}, seed=0)
     state = run.state
     reference, ref_name = sklearn_em_step(X, state.model)

@@ -3,26 +3,18 @@ and n/10 cannot-links against GM-PR without links (same data, same start)."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from pairlab.bench import BenchCase
+from pairlab.benchcases.gmm import blobs, sklearn_em_step
 from pairlab.constraint_generators import random_pairs
 from pairlab.dataset import Dataset
 from pairlab.run import Run
 
 
-def _blobs(n: int, d: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    centers = rng.uniform(-10, 10, size=(k, d))
-    y = rng.integers(k, size=n)
-    return centers[y] + rng.normal(size=(n, d)), y
-
-
 def cases(quick: bool) -> list[BenchCase]:
     n, d, k = (20_000, 2, 4) if quick else (100_000, 2, 4)
-    X, y = _blobs(n, d, k)
+    X, y = blobs(n, d, k)
     data = Dataset(X)
     plain = Run("gmpr", data, params={"n_components": k}, seed=0)
     plain_state = plain.state
@@ -33,24 +25,7 @@ def cases(quick: bool) -> list[BenchCase]:
     linked = Run("gmpr", data, links, params=start, seed=0)
     linked_state = linked.state
     out = []
-    reference, ref_name = None, "scikit-learn unavailable"
-    try:
-        from sklearn.mixture import GaussianMixture
-
-        gm = GaussianMixture(k, max_iter=1, weights_init=m["weights"], means_init=m["means"],
-                             precisions_init=np.linalg.inv(m["covariances"]))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            gm.fit(X)
-
-        def reference() -> object:
-            _, log_resp = gm._e_step(X)
-            gm._m_step(X, log_resp)
-            return gm
-
-        ref_name = "scikit-learn GaussianMixture E+M step"
-    except ImportError:
-        pass
+    reference, ref_name = sklearn_em_step(X, m)
     out.append(BenchCase("gmpr-em-iteration-no-links", lambda: plain.algorithm.step(plain_state),
                          reference, ref_name, n, d, k, 0, goal=1.0, group="gmpr"))
     out.append(BenchCase("gmpr-em-iteration-links", lambda: linked.algorithm.step(linked_state),

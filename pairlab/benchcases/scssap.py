@@ -12,21 +12,15 @@ import warnings
 import numpy as np
 
 from pairlab.bench import BenchCase
+from pairlab.benchcases.gmm import blobs
 from pairlab.constraint_generators import random_pairs
 from pairlab.dataset import Dataset
 from pairlab.run import Run
 
 
-def _blobs(n: int, d: int, k: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    centers = rng.uniform(-10, 10, size=(k, d))
-    y = rng.integers(k, size=n)
-    return centers[y] + 1.5 * rng.normal(size=(n, d)), y
-
-
 def cases(quick: bool) -> list[BenchCase]:
     n, d, k, n_iter = (400, 2, 4, 50) if quick else (2000, 2, 4, 50)
-    X, y = _blobs(n, d, k)
+    X, y = blobs(n, d, k, std=1.5)
     data = Dataset(X)
     links = random_pairs(y, 500 if not quick else 100, 500 if not quick else 100,
                          np.random.default_rng(1))
