@@ -65,11 +65,12 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         print(json.dumps({"plugins": [p.describe() for p in reg.plugins],
                           "clashes": reg.clashes, "external_enabled": reg.external}, indent=1))
         return 0
+    width = max((len(p.name) for p in reg.plugins), default=0)
     for p in reg.plugins:
         status = "ok" if p.ok else "FAILED"
         kind = "built-in" if p.builtin else "external"
         provides = "; ".join(f"{k}: {', '.join(v)}" for k, v in p.provides.items())
-        print(f"{p.name:<16} {p.distribution} {p.version} ({kind}) {status}  {provides}")
+        print(f"{p.name:<{width}}  {p.distribution} {p.version} ({kind}) {status}  {provides}")
         if not p.ok:
             print(f"    error: {p.error}")
             if p.where:
