@@ -263,6 +263,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PairlabError as exc:
         print(f"pairlab: error: {exc}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as Unix tools do
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
