@@ -63,6 +63,8 @@ XI_MAX = 1e150
 TABLE_LIMIT = 1 << 24
 #: Stale rows among this many upcoming visits are refreshed together (push sweeps).
 BLOCK = 256
+#: Visits decided together by a push sweep with exact link weights (:func:`sweep_windows`).
+WINDOW = 1024
 
 
 # -- divergences ------------------------------------------------------------------------------
@@ -251,7 +253,7 @@ class PassContext:
     n_clusters: int
     table: np.ndarray          # (n, capacity); +inf in unused columns
     minima: tuple[np.ndarray, ...] | None = None  # certain_points(...) if already computed
-    scores: np.ndarray | None = None  # push with links: H at ``labels``, (n, capacity)
+    scores: np.ndarray | None = None  # push with links: H at ``labels``, transposed (capacity, n)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -285,8 +287,8 @@ def _ensure_capacity(ctx: PassContext, needed: int) -> None:
     centers[:cap] = ctx.centers
     ctx.table, ctx.centers = table, centers
     if ctx.scores is not None:
-        scores = np.zeros((n, new_cap))
-        scores[:, :cap] = ctx.scores
+        scores = np.zeros((new_cap, n))
+        scores[:cap] = ctx.scores
         ctx.scores = scores
 
 
@@ -324,6 +326,9 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
     touched again before its visit is stale again). Every choice is argmin's, with its
     first-index tie rule, on the row D[i] - xi * H[i] as it is at the visit.
     """
+    if ctx.scores is not None and links.exact:
+        sweep_windows(ctx, stop, lam, geometry, links)
+        return
     n = ctx.labels.size
     table, H = ctx.table, ctx.scores
     K = ctx.n_clusters
@@ -331,13 +336,13 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
 
     def rows_of(points):  # G at ``points`` (an index array or slice), columns :K
         rows = table[points, :K]
-        return rows if H is None else rows - xi * H[points, :K]
+        return rows if H is None else rows - xi * H[:K, points].T
 
     G = rows_of(slice(None))
     best_np = G.argmin(axis=1)
     best, bestval = best_np.tolist(), G[np.arange(n), best_np].tolist()
     stale_buf = bytearray(n)  # stale_buf[i] == 1: row i changed since its minimum was taken
-    stale = np.frombuffer(stale_buf, dtype=np.uint8)
+    stale = np.frombuffer(stale_buf, dtype=bool)
     labels = ctx.labels.tolist()
     if H is not None:
         indptr, indices, data = links.indptr_list, links.indices, links.data
@@ -345,14 +350,14 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
     for pos, i in enumerate(order.tolist()):
         if stale_buf[i]:
             block = order[pos:pos + BLOCK]
-            block = block[stale[block] != 0]
+            block = block[stale[block]]
             rows = rows_of(block)
             arg = rows.argmin(axis=1)
             for j, b, v in zip(block.tolist(), arg.tolist(),
                                rows[np.arange(block.size), arg].tolist(), strict=True):
                 best[j] = b
                 bestval[j] = v
-            stale[block] = 0
+            stale[block] = False
         k, value = best[i], bestval[i]
         if not value < lam:
             k = K
@@ -368,13 +373,103 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
                 if s != e:
                     nb = indices[s:e]
                     w = data[s:e]
-                    col = H[:, a]
+                    col = H[a]
                     col[nb] -= w
-                    col = H[:, k]
+                    col = H[k]
                     col[nb] += w
-                    stale[nb] = 1
+                    stale[nb] = True
     ctx.labels[:] = labels
     ctx.position = stop
+
+
+def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, links: Links) -> None:
+    """:func:`sweep_push` for exact link weights (``links.exact``): a window of visits at a time.
+
+    With exact weights every H[i, k] is an exact sum whatever the order of the updates, so the
+    row point i has at its visit, D[i] - xi * H[i], can be computed before the visit: it is the
+    row at the window's start plus the weights of i's partners that move earlier in the window.
+    A window is the next ``WINDOW`` visits (cut before the first point that would open a
+    cluster, which is then handled on its own). Every visit gets a tentative choice from the
+    rows at the start; the moves these choices make correct the rows of later partners in the
+    window, and the corrected rows give every visit its choice again. Up to the first visit
+    whose choice changed, every choice is Algorithm 1's (each saw only earlier, confirmed
+    moves); those moves are applied to H together and the next window starts at that visit.
+    The arithmetic of each row is the sequential loop's, so the choices are identical; the
+    Python work follows the number of windows, not of visits or moves.
+    """
+    n = ctx.labels.size
+    K = ctx.n_clusters
+    xi = ctx.xi
+    labels = ctx.labels
+    order = ctx.order
+    rank = np.empty(n, dtype=np.intp)  # rank[i]: position of point i in the visiting order
+    rank[order] = np.arange(n)
+    indptr, indices, data = links.indptr_list, links.indices, links.data
+    pos = ctx.position
+    while pos < stop:
+        W = order[pos:min(pos + WINDOW, stop)]
+        Hw = ctx.scores[:K, W].T
+        choice = _choices(ctx.table[W, :K] - xi * Hw, lam)
+        opens = np.flatnonzero(choice < 0)
+        if opens.size and opens[0] == 0:  # Algorithm 1: C <- C u {x_i}
+            i = int(W[0])
+            _open_cluster(ctx, i, geometry)
+            _move(ctx, links, i, int(labels[i]), K)
+            K += 1
+            pos += 1
+            continue
+        end = int(opens[0]) if opens.size else W.size
+        movers = np.flatnonzero(choice[:end] != labels[W[:end]])
+        if movers.size:
+            points = W[movers].tolist()
+            spans = [(indptr[i], indptr[i + 1]) for i in points]
+            partners = np.concatenate([indices[a:b] for a, b in spans])
+            weights = np.concatenate([data[a:b] for a, b in spans])
+            sizes = [b - a for a, b in spans]
+            to_col = np.repeat(choice[movers], sizes)
+            from_col = np.repeat(labels[W[movers]], sizes)
+            src = np.repeat(movers, sizes)
+            at = rank[partners] - pos  # the partners' positions in the window
+            hit = (at > src) & (at < end)
+            if hit.any():  # rows ``touched`` (window positions, ascending) get corrected
+                touched, row = np.unique(at[hit], return_inverse=True)
+                corr = np.zeros((touched.size, K))
+                flat = corr.ravel()
+                t, w = row * K, weights[hit]
+                np.add.at(flat, t + to_col[hit], w)
+                np.subtract.at(flat, t + from_col[hit], w)
+                again = _choices(ctx.table[W[touched], :K] - xi * (Hw[touched] + corr), lam)
+                changed = np.flatnonzero(again != choice[touched])
+                if changed.size:
+                    end = int(touched[changed[0]])
+            m = int(np.searchsorted(movers, end))  # movers before ``end`` are confirmed
+            if m:
+                cut = int(sum(sizes[:m]))
+                flat = ctx.scores.ravel()
+                np.add.at(flat, to_col[:cut] * n + partners[:cut], weights[:cut])
+                np.subtract.at(flat, from_col[:cut] * n + partners[:cut], weights[:cut])
+                done = W[movers[:m]]
+                labels[done] = choice[movers[:m]]
+        pos += end
+    ctx.position = stop
+
+
+def _choices(rows: np.ndarray, lam: float) -> np.ndarray:
+    """Algorithm 1's choice for each row of G: argmin (first index on ties) if its value is
+    < lambda, else -1 (open a cluster)."""
+    arg = rows.argmin(axis=1)
+    return np.where(rows[np.arange(arg.size), arg] < lam, arg, -1)
+
+
+def _move(ctx: PassContext, links: Links, i: int, a: int, k: int) -> None:
+    """Move point i from cluster a to k: H changes at i's partners, in columns a and k."""
+    ctx.labels[i] = k
+    s, e = links.indptr_list[i], links.indptr_list[i + 1]
+    nb, w = links.indices[s:e], links.data[s:e]
+    col = ctx.scores[a]
+    col[nb] -= w
+    col = ctx.scores[k]
+    col[nb] += w
 
 
 def certain_points(table: np.ndarray, K: int, lam: float, bound: np.ndarray
@@ -446,9 +541,13 @@ def sweep_pull(ctx: PassContext, stop: int, lam: float, geometry: Geometry, link
     ctx.position = stop
 
 
-def push_cost(n: int, moves: int, mean_degree: float) -> float:
-    """Rough cost (microseconds) of a push sweep beyond a DP-means sweep: the updates at a moving
-    point's partners, and the block refreshes of the stale rows they leave."""
+def push_cost(n: int, moves: int, mean_degree: float, exact: bool = False) -> float:
+    """Rough cost (microseconds) of a push sweep beyond a DP-means sweep. Exact weights
+    (:func:`sweep_windows`): vectorised work per link of a moving point, and per window.
+    Otherwise the updates at a moving point's partners, one at a time, and the block refreshes
+    of the stale rows they leave."""
+    if exact:
+        return 0.03 * moves * mean_degree + 50.0 * n / WINDOW
     stale_visits = 0.5 * n * -math.expm1(-moves * mean_degree / max(n, 1))
     return 5.0 * moves + 15.0 * min(stale_visits, n / BLOCK)
 
@@ -634,8 +733,8 @@ class RDPMeans(Algorithm):
         if H is not None and xi != 0.0:
             mode, minima = self._choose_mode(state, table, K0, xi)
             if mode == "push":  # the sweep updates its own copy of H
-                scores = np.zeros((n, cap))
-                scores[:, :K0] = H
+                scores = np.zeros((cap, n))
+                scores[:K0] = H.T
         cbuf = np.zeros((cap, centers.shape[1]))
         cbuf[:K0] = centers
         return PassContext(number, xi, mode, self.rng.permutation(n), 0, np.asarray(state.labels),
@@ -649,7 +748,7 @@ class RDPMeans(Algorithm):
             return self._force_mode, None
         n = table.shape[0]
         moves = int(state.extras.get("n_changed", n)) if state.extras.get("pass", 0) else n
-        push = push_cost(n, moves, self.links.n_entries / n)
+        push = push_cost(n, moves, self.links.n_entries / n, self.links.exact)
         if push < pull_cost(n // 20):
             return "push", None
         minima = certain_points(table, K, self.lambda_value, xi * self.links.weight_sums)
@@ -682,7 +781,7 @@ class RDPMeans(Algorithm):
         labels, start = ctx.labels, ctx.start_labels
         H = None
         if ctx.scores is not None and self.links.exact:  # kept up to date by the push sweep
-            H = ctx.scores[:, :K]
+            H = ctx.scores[:K].T
         elif ctx.start_scores is not None:
             H = self.links.moved_scores(ctx.start_scores, start, labels, K)
         counts = np.bincount(labels, minlength=K)
