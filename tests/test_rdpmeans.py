@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from pairlab_builtins import rdpmeans as R
@@ -137,6 +139,38 @@ def test_push_and_pull_sweeps_agree_on_larger_problems():
             assert a.equals(b) and a.equals(c)
     modes = {s.extras["sweep"] for s in runs[2]}
     assert modes == {"push", "pull"}  # the cost model used both on this run
+
+
+@pytest.mark.parametrize("window", [1, 3, 16])
+def test_windowed_sweep_matches_literal_algorithm_1_with_small_windows(monkeypatch, window):
+    """Exact weights: windows of visits decided together, corrected for earlier moves in the window."""
+    monkeypatch.setattr(R, "WINDOW", window)
+    for seed in range(3):
+        X, y = blobs(seed, n=60)
+        cons = random_pairs(y, 40, 40, np.random.default_rng(seed))
+        params = {"lambda_": 4.0, "xi0": 0.5, "xi_rate": 2.0, "xi2": 0.5}
+        run = Run("rdpmeans", Dataset(X), cons, params, seed=seed)
+        run.algorithm._force_mode = "push"
+        assert run.algorithm.links.exact
+        ref = reference(X, cons, 4.0, 6, seed, 0.5, 2.0, xi2=0.5)
+        for (z, centers, _), state in zip(ref, (run.step() for _ in range(6)), strict=True):
+            np.testing.assert_array_equal(state.labels, z)
+            np.testing.assert_allclose(state.model["centers"], centers, rtol=1e-12, atol=1e-12)
+
+
+def test_windowed_and_one_at_a_time_push_sweeps_agree():
+    """The window sweep (exact weights) and the point-by-point sweep give identical states."""
+    X, y = blobs(2, n=400, k=5, spread=6.0, std=1.5)
+    cons = random_pairs(y, 800, 2000, np.random.default_rng(2))
+    runs = []
+    for exact in (True, False):
+        run = Run("rdpmeans", Dataset(X), cons, {"k": 5}, seed=2)
+        run.algorithm._force_mode = "push"
+        run.algorithm.links = dataclasses.replace(run.algorithm.links, exact=exact)
+        runs.append([run.step() for _ in range(12)])
+    assert sum(s.extras["n_changed"] for s in runs[0][1:]) > 50
+    for a, b in zip(*runs, strict=True):
+        assert a.equals(b)
 
 
 def test_trace_mode_reproduces_the_passes():
