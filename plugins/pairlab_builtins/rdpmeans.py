@@ -431,14 +431,16 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
             src = np.repeat(movers, sizes)
             at = rank[partners] - pos  # the partners' positions in the window
             hit = (at > src) & (at < end)
-            if hit.any():  # rows ``touched`` (window positions, ascending) get corrected
-                touched, row = np.unique(at[hit], return_inverse=True)
-                corr = np.zeros((touched.size, K))
+            if hit.any():  # the rows of later partners get corrected
+                t, w = at[hit], weights[hit]
+                corr = np.zeros((W.size, K))
                 flat = corr.ravel()
-                t, w = row * K, weights[hit]
-                np.add.at(flat, t + to_col[hit], w)
-                np.subtract.at(flat, t + from_col[hit], w)
-                again = _choices(ctx.table[W[touched], :K] - xi * (Hw[touched] + corr), lam)
+                np.add.at(flat, t * K + to_col[hit], w)
+                np.subtract.at(flat, t * K + from_col[hit], w)
+                mask = np.zeros(W.size, dtype=bool)
+                mask[t] = True
+                touched = np.flatnonzero(mask)  # window positions, ascending
+                again = _choices(ctx.table[W[touched], :K] - xi * (Hw[touched] + corr[touched]), lam)
                 changed = np.flatnonzero(again != choice[touched])
                 if changed.size:
                     end = int(touched[changed[0]])
@@ -749,7 +751,10 @@ class RDPMeans(Algorithm):
         n = table.shape[0]
         moves = int(state.extras.get("n_changed", n)) if state.extras.get("pass", 0) else n
         push = push_cost(n, moves, self.links.n_entries / n, self.links.exact)
-        if push < pull_cost(n // 20):
+        # a point links cannot sway has its smallest D more than xi W_i below lambda (or as far
+        # above, where it opens a cluster: rare), so points with xi W_i >= lambda are uncertain
+        swayable = int(np.count_nonzero(xi * self.links.weight_sums >= self.lambda_value))
+        if push < pull_cost(max(n // 20, swayable)):
             return "push", None
         minima = certain_points(table, K, self.lambda_value, xi * self.links.weight_sums)
         if pull_cost(n - int(minima[3].sum())) < push:
