@@ -406,8 +406,9 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
     rank[order] = np.arange(n)
     indptr, indices, data = links.indptr_list, links.indices, links.data
     pos = ctx.position
+    size = WINDOW
     while pos < stop:
-        W = order[pos:min(pos + WINDOW, stop)]
+        W = order[pos:min(pos + size, stop)]
         Hw = ctx.scores[:K, W].T
         choice = _choices(ctx.table[W, :K] - xi * Hw, lam)
         opens = np.flatnonzero(choice < 0)
@@ -453,6 +454,7 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
                 done = W[movers[:m]]
                 labels[done] = choice[movers[:m]]
         pos += end
+        size = min(WINDOW, max(32, 2 * end))  # a window cut short suggests a shorter next one
     ctx.position = stop
 
 
