@@ -35,10 +35,12 @@ Choices made here (see docs/algorithms/rdpmeans.md):
 
 Speed: Algorithm 1 keeps the centres fixed during a pass, so a pass starts from a table of
 D(x_i, mu_k) (n x K, vectorised) and visiting a point needs one row. The links (a scipy CSR matrix,
-never a dense n x n one) enter in one of two ways that make the same choices: ``push`` keeps
-G = D - xi * H (H: link weight of each point into each cluster) and updates two columns at a moving
+never a dense n x n one) enter in one of two ways that make the same choices: ``push`` keeps the
+link scores H (each point's link weight into each cluster) and updates two columns at a moving
 point's partners; ``pull`` decides the points links cannot sway from D alone and counts the links
-of the others at their visit. A cost model picks one per pass. H is carried from pass to pass.
+of the others at their visit. With exact weights (``Links.exact``) a push pass decides windows of
+visits at once (:func:`sweep_windows`). A cost model picks push or pull per pass; H is carried
+from pass to pass.
 """
 
 from __future__ import annotations
@@ -324,7 +326,8 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
     rows when a cluster opens (its H column is 0: it is empty), and, when a stale point comes up,
     for it and the stale points among the next ``BLOCK`` visits in one vectorised argmin (a row
     touched again before its visit is stale again). Every choice is argmin's, with its
-    first-index tie rule, on the row D[i] - xi * H[i] as it is at the visit.
+    first-index tie rule, on the row D[i] - xi * H[i] as it is at the visit. With exact link
+    weights the same choices come faster from :func:`sweep_windows`.
     """
     if ctx.scores is not None and links.exact:
         sweep_windows(ctx, stop, lam, geometry, links)
@@ -388,8 +391,9 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
     With exact weights every H[i, k] is an exact sum whatever the order of the updates, so the
     row point i has at its visit, D[i] - xi * H[i], can be computed before the visit: it is the
     row at the window's start plus the weights of i's partners that move earlier in the window.
-    A window is the next ``WINDOW`` visits (cut before the first point that would open a
-    cluster, which is then handled on its own). Every visit gets a tentative choice from the
+    A window is the next visits, up to ``WINDOW`` of them (twice as many as the last window
+    kept, at least 32; cut before the first point that would open a cluster, which is then
+    handled on its own). Every visit gets a tentative choice from the
     rows at the start; the moves these choices make correct the rows of later partners in the
     window, and the corrected rows give every visit its choice again. Up to the first visit
     whose choice changed, every choice is Algorithm 1's (each saw only earlier, confirmed
