@@ -20,6 +20,12 @@ threadpool_limits(1)  # numpy may already be loaded by a pytest plugin before th
 
 
 @pytest.fixture(autouse=True)
+def _autosave_dir(tmp_path, monkeypatch):
+    """The GUI's autosaves go to the test's own folder, never to the user's data directory."""
+    monkeypatch.setenv("PAIRLAB_AUTOSAVE_DIR", str(tmp_path / "autosave"))
+
+
+@pytest.fixture(autouse=True)
 def _fresh_registry():
     _registry.reset_registry()
     yield

@@ -103,11 +103,6 @@ class _Broken:
         raise RuntimeError("this plugin is broken on purpose")
 
 
-@pytest.fixture(autouse=True)
-def _autosave_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("PAIRLAB_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 @pytest.fixture
 def registry():
     reg = Registry()

@@ -16,11 +16,6 @@ from .test_gui import Shrink, _Plugin, make_window
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture(autouse=True)
-def _autosave_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("PAIRLAB_AUTOSAVE_DIR", str(tmp_path / "autosave"))
-
-
 @pytest.fixture
 def registry():
     reg = Registry()
