@@ -91,40 +91,9 @@ def _load_dataset(args: argparse.Namespace):
 
 
 def _load_constraints(args: argparse.Namespace, dataset):
-    from .cli_links import constraints_from_args, wants_link_options
-    from .constraint_generators import random_pairs
-    from .constraints import Constraints
-    from .errors import InvalidInputError
+    from .cli_links import constraints_from_args
 
-    if wants_link_options(args):  # --generator, --label-noise, --flip-prob, --e-matrix
-        return constraints_from_args(args, dataset)
-
-    if args.constraints:
-        if args.must_link or args.cannot_link:
-            raise InvalidInputError("give either --constraints FILE or --must-link/--cannot-link")
-        return Constraints.load(args.constraints, n_samples=dataset.n_samples)
-    fraction = getattr(args, "link_fraction", None)
-    if args.must_link or args.cannot_link or fraction is not None:
-        if dataset.y is None:
-            raise InvalidInputError(
-                f"dataset {dataset.name!r} has no labels to draw links from; use --constraints FILE"
-            )
-        if fraction is not None and (args.must_link or args.cannot_link):
-            raise InvalidInputError("give either --link-fraction or --must-link/--cannot-link")
-        rng = np.random.default_rng([args.seed, 1])
-        if fraction is not None:
-            from .constraint_generators import random_pairs_fraction
-
-            links = random_pairs_fraction(dataset.y, fraction, rng)
-        else:
-            links = random_pairs(dataset.y, args.must_link, args.cannot_link, rng)
-    else:
-        links = Constraints.empty(dataset.n_samples)
-    if getattr(args, "link_noise", None):
-        from .constraint_generators import flip_fraction
-
-        links = flip_fraction(links, args.link_noise, np.random.default_rng([args.seed, 2]))
-    return links
+    return constraints_from_args(args, dataset)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -1,7 +1,8 @@
 """``pairlab run`` options for the other link generators and noise models.
 
-``--must-link/--cannot-link``, ``--link-fraction`` and ``--link-noise`` live in :mod:`pairlab.cli`;
-this module adds ``--generator NAME`` with ``--gen KEY=VALUE`` parameters (every protocol of
+Everything ``pairlab run`` knows about links is decided here: ``--constraints FILE``,
+``--must-link/--cannot-link``, ``--link-fraction`` and ``--link-noise`` (declared in :mod:`pairlab.cli`), and
+the options this module adds: ``--generator NAME`` with ``--gen KEY=VALUE`` parameters (every protocol of
 :mod:`pairlab.constraint_generators`), ``--label-noise F`` (SCSSAP type 2), ``--flip-prob Q``
 (PPC 5.1.4, links get confidence 1 - Q) and ``--e-matrix P[,Q]`` (RDP-means eq. 8). Links come from
 ``default_rng([seed, 1])`` (label noise first), noise from ``default_rng([seed, 2])``, as in
@@ -25,8 +26,7 @@ from .params import Param, parse_assignments, resolve_params
 if TYPE_CHECKING:
     from .dataset import Dataset
 
-__all__ = ["GENERATORS", "LinkGenerator", "add_link_arguments", "constraints_from_args",
-           "wants_link_options"]
+__all__ = ["GENERATORS", "LinkGenerator", "add_link_arguments", "constraints_from_args"]
 
 
 @dataclass(frozen=True)
@@ -112,12 +112,6 @@ def add_link_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default P) (RDP-means eq. 8)")
 
 
-def wants_link_options(args: argparse.Namespace) -> bool:
-    """Whether any option of this module was given (cli.py then delegates to us)."""
-    return any(getattr(args, k, None) is not None
-               for k in ("generator", "gen", "label_noise", "flip_prob", "e_matrix"))
-
-
 def _request(args: argparse.Namespace) -> tuple[str | None, dict[str, Any]]:
     name = args.generator
     params: dict[str, Any] = {}
@@ -127,14 +121,14 @@ def _request(args: argparse.Namespace) -> tuple[str | None, dict[str, Any]]:
     elif args.gen:
         raise InvalidInputError("--gen needs --generator NAME")
     fraction = getattr(args, "link_fraction", None)
+    chosen_by = f"--generator {name}" if name is not None else None
     for flag, given, implied in (("--must-link/--cannot-link", args.must_link or args.cannot_link, "random"),
                                  ("--link-fraction", fraction is not None, "fraction")):
         if not given:
             continue
         if name not in (None, implied):
-            raise InvalidInputError(f"{flag} and --generator {name} both say how to draw links; "
-                                    "give one of them")
-        name = implied
+            raise InvalidInputError(f"give either {flag} or {chosen_by}: both say how to draw links")
+        name, chosen_by = implied, chosen_by or flag
     if name == "random" and (args.must_link or args.cannot_link):
         params.update(n_must_link=args.must_link, n_cannot_link=args.cannot_link)
     if name == "fraction" and fraction is not None:

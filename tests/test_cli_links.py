@@ -80,7 +80,7 @@ def test_grid_links_take_the_shape_from_the_data_set():
 
 @pytest.mark.parametrize(("argv", "match"), [
     (["--gen", "n_pairs=3"], "--gen needs --generator"),
-    (["--generator", "pairs", "--must-link", "3"], "give one of them"),
+    (["--generator", "pairs", "--must-link", "3"], "either --must-link/--cannot-link or --generator pairs"),
     (["--generator", "pairs", "--gen", "n_pair=3"], "Did you mean 'n_pairs'"),
     (["--generator", "grid"], "grid_rows"),
     (["--label-noise", "0.1"], "--label-noise needs links"),
