@@ -120,6 +120,7 @@ def _files(n: PluginNames) -> dict[str, str]:
 
             import numpy as np
             from pairlab import Algorithm, Param, State
+            from pairlab.centroids import cluster_means
             from pairlab.errors import InvalidInputError
 
 
@@ -143,10 +144,8 @@ def _files(n: PluginNames) -> dict[str, str]:
 
                 def _state(self, iteration: int, centers: np.ndarray) -> State:
                     chunk = self.constraints.chunklet_index  # (n,) chunklet of every point
-                    sizes = np.bincount(chunk)
-                    means = np.zeros((sizes.size, self.X.shape[1]))
-                    np.add.at(means, chunk, self.X)
-                    means /= sizes[:, None]
+                    n_chunklets = int(chunk.max()) + 1
+                    means = cluster_means(self.X, chunk, np.zeros((n_chunklets, self.X.shape[1])))
                     d2 = ((means[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
                     labels = d2.argmin(axis=1)[chunk]
                     inertia = float(((self.X - centers[labels]) ** 2).sum())
@@ -161,12 +160,7 @@ def _files(n: PluginNames) -> dict[str, str]:
                     return self._state(0, self.X[self.rng.choice(n, size=k, replace=False)].copy())
 
                 def step(self, state: State) -> State:
-                    old = state.model["centers"]
-                    k = old.shape[0]
-                    counts = np.bincount(state.labels, minlength=k)
-                    sums = np.zeros_like(old)
-                    np.add.at(sums, state.labels, self.X)
-                    centers = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], old)
+                    centers = cluster_means(self.X, state.labels, state.model["centers"])
                     return self._state(state.iteration + 1, centers)
 
                 def converged(self, previous: State, current: State) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from pairlab import Algorithm, Param, State, hookimpl
+from pairlab.centroids import cluster_means
 from pairlab.errors import InvalidInputError
 from pairlab.mixture import kmeans_plusplus
 
@@ -58,12 +59,7 @@ class KMeans(Algorithm):
         return self._state(0, np.array(centers, dtype=float))
 
     def step(self, state: State) -> State:
-        old = state.model["centers"]
-        k = old.shape[0]
-        counts = np.bincount(state.labels, minlength=k)
-        sums = np.zeros_like(old)
-        np.add.at(sums, state.labels, self.X)
-        centers = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], old)
+        centers = cluster_means(self.X, state.labels, state.model["centers"])
         return self._state(state.iteration + 1, centers)
 
     def converged(self, previous: State, current: State) -> bool:

@@ -42,6 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pairlab import Algorithm, Param, State
+from pairlab.centroids import cluster_means
 from pairlab.errors import InvalidInputError, PairlabError
 from pairlab.mixture import kmeans_plusplus
 
@@ -212,12 +213,7 @@ class COPKMeans(Algorithm):
 
     def step(self, state: State) -> State:
         """Step 3 (centres to the means of their points; an empty cluster keeps its centre), then 2."""
-        old = state.model["centers"]
-        k = old.shape[0]
-        counts = np.bincount(state.labels, minlength=k)
-        sums = np.zeros_like(old)
-        np.add.at(sums, state.labels, self.X)
-        centers = np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], old)
+        centers = cluster_means(self.X, state.labels, state.model["centers"])
         return self._state(state.iteration + 1, centers)
 
     def converged(self, previous: State, current: State) -> bool:
