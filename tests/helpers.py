@@ -8,6 +8,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
+
+from pairlab import Algorithm, State
+
 
 def make_site_plugin(root: Path, dist: str, module: str, source: str, ep_name: str | None = None,
                      version: str = "0.1") -> Path:
@@ -35,3 +39,31 @@ def run_cli(*args: str, extra_path: Path | None = None, external: bool = False,
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(extra_path), env.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, "-m", "pairlab", *args], capture_output=True,
                           text=True, env=env, timeout=timeout)
+
+
+class HalfwayToClassMeans(Algorithm):
+    """Test stepper: two centres move halfway to the class means per step; stops after ``stop``.
+
+    Subclasses set ``name``, ``title`` and ``params`` (with ``stop``); ``steps`` counts the steps
+    computed, so a test can tell replayed history from recomputation.
+    """
+
+    steps = 0
+
+    def _state(self, t, centers):
+        d2 = ((self.X[:, None, :] - centers[None]) ** 2).sum(axis=2)
+        r = np.exp(-(d2 - d2.min(axis=1, keepdims=True)))
+        r /= r.sum(axis=1, keepdims=True)
+        return State(t, d2.argmin(axis=1), r, objective=float(d2.min(axis=1).sum()),
+                     objective_name="sse", model={"means": centers})
+
+    def initialize(self):
+        return self._state(0, self.X[:2].copy())
+
+    def step(self, state):
+        type(self).steps += 1
+        target = np.array([self.X[self.dataset.y == c].mean(axis=0) for c in (0, 1)])
+        return self._state(state.iteration + 1, (state.model["means"] + target) / 2)
+
+    def converged(self, previous, current):
+        return current.iteration >= self.params["stop"]

@@ -11,38 +11,19 @@ pytest.importorskip("pytestqt")
 from PIL import Image
 from PySide6 import QtCore
 
-from pairlab import Algorithm, Param, PluginError, Registry, State, hookimpl
+from pairlab import Param, PluginError, Registry, State, hookimpl
 from pairlab.gui.app import MainWindow, default_lab
 from pairlab.gui.model import Lab
+
+from .helpers import HalfwayToClassMeans
 
 pytestmark = pytest.mark.gui
 
 
-class Shrink(Algorithm):
-    """Two centres walk halfway to the class means per step; counts its steps."""
-
+class Shrink(HalfwayToClassMeans):
     name = "test-shrink"
     title = "Shrink (test)"
     params = (Param("stop", int, 5, "iterations until convergence", low=1),)
-    steps = 0
-
-    def _state(self, t, centers):
-        d2 = ((self.X[:, None, :] - centers[None]) ** 2).sum(axis=2)
-        r = np.exp(-(d2 - d2.min(axis=1, keepdims=True)))
-        r /= r.sum(axis=1, keepdims=True)
-        return State(t, d2.argmin(axis=1), r, objective=float(d2.min(axis=1).sum()),
-                     objective_name="sse", model={"means": centers})
-
-    def initialize(self):
-        return self._state(0, self.X[:2].copy())
-
-    def step(self, state):
-        type(self).steps += 1
-        target = np.array([self.X[self.dataset.y == c].mean(axis=0) for c in (0, 1)])
-        return self._state(state.iteration + 1, (state.model["means"] + target) / 2)
-
-    def converged(self, previous, current):
-        return current.iteration >= self.params["stop"]
 
 
 class Diverge(Shrink):

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from pairlab import Algorithm, Constraints, Dataset, Param, Registry, State, hookimpl
+from pairlab import Constraints, Dataset, Param, Registry, State, hookimpl
 from pairlab.errors import InvalidInputError
 from pairlab.gui.frames import (
     ViewMap,
@@ -22,33 +22,13 @@ from pairlab.gui.model import Lab, flip_noise
 from pairlab.gui.palette import N_LEVELS, OKABE_ITO, saturation_levels
 from pairlab.gui.session import apply_session, read_session, save_session, session_dict
 
+from .helpers import HalfwayToClassMeans
 
-class Halving(Algorithm):
-    """Test stepper: two fixed centres move halfway to the class means; stops after ``stop``."""
 
+class Halving(HalfwayToClassMeans):
     name = "test-halving"
     title = "Halving"
     params = (Param("stop", int, 4, "iterations", low=1), Param("max_iter", int, 50, "cap", low=1))
-    calls = 0
-
-    def _state(self, t, centers):
-        d2 = ((self.X[:, None, :] - centers[None]) ** 2).sum(axis=2)
-        logits = -d2
-        r = np.exp(logits - logits.max(axis=1, keepdims=True))
-        r /= r.sum(axis=1, keepdims=True)
-        return State(t, d2.argmin(axis=1), r, objective=float(d2.min(axis=1).sum()),
-                     objective_name="sse", model={"means": centers})
-
-    def initialize(self):
-        return self._state(0, self.X[:2].copy())
-
-    def step(self, state):
-        type(self).calls += 1
-        target = np.array([self.X[self.dataset.y == c].mean(axis=0) for c in (0, 1)])
-        return self._state(state.iteration + 1, (state.model["means"] + target) / 2)
-
-    def converged(self, previous, current):
-        return current.iteration >= self.params["stop"]
 
 
 class _Plugin:
@@ -194,11 +174,11 @@ def test_stepping_back_replays_history_without_recomputing(lab):
     lab.compute_to(6)
     pane = lab.panes[0]
     states = list(pane.run.history)
-    calls = Halving.calls
+    calls = Halving.steps
     for t in (5, 3, 0, 4):
         lab.seek(t)
         assert lab.state(pane) is states[t]
-    assert Halving.calls == calls
+    assert Halving.steps == calls
 
 
 def test_link_editing_replace_remove_undo(lab):
