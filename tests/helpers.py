@@ -67,3 +67,17 @@ class HalfwayToClassMeans(Algorithm):
 
     def converged(self, previous, current):
         return current.iteration >= self.params["stop"]
+
+
+def union_find_roots(n: int, pairs) -> list[int]:
+    """The root of every point after joining ``pairs`` one by one: the test oracle for components."""
+    parent = list(range(n))
+
+    def find(a: int) -> int:
+        while parent[a] != a:
+            a = parent[a]
+        return a
+
+    for i, j in pairs:
+        parent[find(i)] = find(j)
+    return [find(i) for i in range(n)]

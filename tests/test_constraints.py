@@ -7,19 +7,7 @@ from hypothesis import strategies as st
 
 from pairlab import Constraints, InconsistentConstraintsError, InvalidInputError
 
-
-def naive_components(n, pairs):
-    parent = list(range(n))
-
-    def find(a):
-        while parent[a] != a:
-            a = parent[a]
-        return a
-
-    for i, j in pairs:
-        parent[find(i)] = find(j)
-    roots = [find(i) for i in range(n)]
-    return roots
+from .helpers import union_find_roots
 
 
 @st.composite
@@ -36,7 +24,7 @@ def pair_sets(draw):
 def test_chunklets_match_naive_union_find(data):
     n, ml, cl = data
     c = Constraints(ml, cl, n_samples=n)
-    roots = naive_components(n, ml)
+    roots = union_find_roots(n, ml)
     idx = c.chunklet_index
     for a in range(n):
         for b in range(n):
@@ -49,7 +37,7 @@ def test_chunklets_match_naive_union_find(data):
     assert first_seen == list(range(c.n_chunklets))
     assert sum(len(ch) for ch in c.chunklets) == sum(s for s in c.chunklet_sizes if s > 1)
     # all-link components
-    roots_all = naive_components(n, ml + cl)
+    roots_all = union_find_roots(n, ml + cl)
     comp = c.component_index
     assert all((roots_all[a] == roots_all[b]) == (comp[a] == comp[b])
                for a in range(n) for b in range(n))

@@ -25,6 +25,8 @@ from pairlab import (
 )
 from pairlab.constraint_generators import random_pairs
 
+from .helpers import union_find_roots
+
 
 # -- the oracle ---------------------------------------------------------------------------------
 def all_labels(n: int, k: int) -> np.ndarray:
@@ -33,18 +35,9 @@ def all_labels(n: int, k: int) -> np.ndarray:
 
 
 def chunklet_leaders(n: int, ml) -> np.ndarray:
-    parent = list(range(n))
-
-    def find(i):
-        while parent[i] != i:
-            i = parent[i]
-        return i
-
-    for a, b in ml:
-        parent[find(a)] = find(b)
     roots = {}
-    for i in range(n):
-        roots.setdefault(find(i), i)
+    for i, r in enumerate(union_find_roots(n, ml)):
+        roots.setdefault(r, i)
     return np.array(sorted(roots.values()))
 
 
