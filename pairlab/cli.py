@@ -97,9 +97,9 @@ def _load_constraints(args: argparse.Namespace, dataset):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .metrics import evaluate
     from .params import parse_assignments
     from .run import Run
+    from .scoring import evaluate
 
     reg = _registry()
     algo = reg.algorithm(args.algorithm)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .algorithm import Algorithm
     from .dataset import DatasetSpec
     from .metrics import Metric
-    from .reproduce import Reproduction
+    from .reproduction import Reproduction
 
 __all__ = ["PLUGIN_API_VERSION", "hookimpl", "hookspec"]
 
@@ -89,7 +89,7 @@ def pairlab_datasets() -> list[DatasetSpec]:
 
 @hookspec
 def pairlab_reproductions() -> list[Reproduction]:
-    """Return :class:`pairlab.reproduce.Reproduction` objects: recipes for a paper's figure.
+    """Return :class:`pairlab.reproduction.Reproduction` objects: recipes for a paper's figure.
 
     Called once when the registry loads plugins; ``pairlab reproduce NAME`` runs one. A recipe
     computes numbers (``compute``), renders them (``render``) and checks the paper's claims.
@@ -97,7 +97,7 @@ def pairlab_reproductions() -> list[Reproduction]:
     Example::
 
         from pairlab import hookimpl
-        from pairlab.reproduce import Reproduction
+        from pairlab.reproduction import Reproduction
 
         class MyFigure(Reproduction):
             name = "my-fig1"

@@ -1,4 +1,7 @@
-"""Clustering quality measures, registered through the ``pairlab_metrics`` hook.
+"""Clustering quality measures and the :class:`Metric` type a ``pairlab_metrics`` hook returns.
+
+The built-in metrics register from :mod:`pairlab_builtins.metrics` like any plugin's; this module
+imports nothing of the registry. :func:`pairlab.scoring.evaluate` applies the registered ones.
 
 Pair-counting measures are computed from the contingency table, never by looping over pairs.
 """
@@ -15,14 +18,12 @@ from scipy.special import xlogy
 
 from .constraints import Constraints
 from .errors import InvalidInputError
-from .hookspecs import hookimpl
 
 __all__ = [
     "Metric",
     "accuracy",
     "adjusted_rand",
     "constraint_satisfaction",
-    "evaluate",
     "modified_rand",
     "nmi",
     "pairwise_f_measure",
@@ -149,41 +150,3 @@ def constraint_satisfaction(y_true: np.ndarray | None, labels: np.ndarray,
                             constraints: Constraints) -> float:
     """Fraction of must-links and cannot-links that ``labels`` satisfy."""
     return constraints.satisfied_fraction(labels)
-
-
-BUILTIN_METRICS = (
-    Metric("purity", "Purity", purity),
-    Metric("accuracy", "Accuracy (Hungarian matching)", accuracy),
-    Metric("rand", "Rand index (SCSSAP eq. 26)", rand),
-    Metric("modified-rand", "Modified Rand index (SCSSAP eq. 27)", modified_rand),
-    Metric("ari", "Adjusted Rand index", adjusted_rand),
-    Metric("nmi", "Normalised mutual information", nmi),
-    Metric("pairwise-f", "Pairwise F-measure", pairwise_f_measure),
-    Metric("constraints-satisfied", "Fraction of constraints satisfied", constraint_satisfaction,
-           needs_truth=False, needs_constraints=True),
-)
-
-
-def evaluate(labels: np.ndarray, y_true: np.ndarray | None = None,
-             constraints: Constraints | None = None, metrics=None) -> dict[str, float]:
-    """Compute every applicable metric (``metrics``: Metric objects; default the registry's)."""
-    if metrics is None:
-        from .registry import get_registry
-
-        metrics = [e.obj for e in get_registry().entries("metrics")]
-    out: dict[str, float] = {}
-    for m in metrics:
-        if m.needs_truth and y_true is None:
-            continue
-        if m.needs_constraints:
-            if constraints is None or len(constraints) == 0:
-                continue
-            out[m.name] = float(m.func(y_true, labels, constraints))
-        else:
-            out[m.name] = float(m.func(y_true, labels))
-    return out
-
-
-@hookimpl
-def pairlab_metrics() -> list[Metric]:
-    return list(BUILTIN_METRICS)

@@ -26,6 +26,8 @@ from . import hookspecs
 from .algorithm import Algorithm
 from .dataset import DatasetSpec
 from .errors import PluginError
+from .metrics import Metric
+from .reproduction import Reproduction
 
 __all__ = ["DISABLE_ENV", "PluginInfo", "Registry", "get_registry", "reset_registry"]
 
@@ -92,16 +94,12 @@ def _check_dataset(obj: Any) -> str:
 
 
 def _check_reproduction(obj: Any) -> str:
-    from .reproduce import Reproduction
-
     if not isinstance(obj, Reproduction):
-        raise TypeError(f"{obj!r} is not a pairlab.reproduce.Reproduction instance")
+        raise TypeError(f"{obj!r} is not a pairlab.reproduction.Reproduction instance")
     return obj.name
 
 
 def _check_metric(obj: Any) -> str:
-    from .metrics import Metric
-
     if not isinstance(obj, Metric):
         raise TypeError(f"{obj!r} is not a pairlab.metrics.Metric")
     return obj.name

@@ -1,14 +1,6 @@
-"""Reproductions of papers' figures: recipes, parallel trials, provenance and claim checks.
+"""Running reproductions: parallel trials, provenance, claim checks and ``pairlab reproduce``.
 
-A recipe (:class:`Reproduction`) splits into
-
-* :meth:`Reproduction.trial` — one independent random trial, a pure function of its index, its seed
-  and the options; it returns plain numbers and arrays (no drawing), so trials can run in worker
-  processes and any single trial can be re-run alone;
-* :meth:`Reproduction.summarize` — combines the trials into the figure's data (panels, curves,
-  tables);
-* :meth:`Reproduction.claims` — the paper's statements checked against the computed numbers;
-* :meth:`Reproduction.render` — draws the figure (PNG and SVG) with the same canvas code as the GUI.
+The recipe type (:class:`~pairlab.reproduction.Reproduction`) lives in :mod:`pairlab.reproduction`.
 
 Per-trial seeds come from ``SeedSequence([seed, crc32(name), trial])``, so results do not depend on
 ``--jobs`` or on the order in which workers finish.
@@ -27,74 +19,16 @@ import time
 import zlib
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from .constraints import atomic_write_text
-from .errors import InvalidInputError, PairlabError
+from .errors import InvalidInputError
+from .reproduction import Reproduction, jsonable
 
-__all__ = ["Claim", "Reproduction", "ReproductionResult", "reproduce", "trial_seed"]
-
-
-@dataclass
-class Claim:
-    """A statement of the paper checked on the reproduced numbers."""
-
-    name: str
-    statement: str
-    measured: Any
-    held: bool
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "statement": self.statement,
-                "measured": _jsonable(self.measured), "held": bool(self.held)}
-
-
-@dataclass
-class ReproductionResult:
-    """What a recipe computed: ``data`` (every number in the figure), ``curves`` (written to CSV:
-    name -> {column: values}) and free-text ``notes``."""
-
-    data: dict[str, Any]
-    curves: dict[str, dict[str, Sequence[float]]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-
-class Reproduction:
-    """Base class of reproduction recipes (registered through ``pairlab_reproductions``)."""
-
-    name: ClassVar[str] = ""
-    title: ClassVar[str] = ""
-    aliases: ClassVar[tuple[str, ...]] = ()
-    paper: ClassVar[str] = ""
-    description: ClassVar[str] = ""
-    default_trials: ClassVar[int] = 1
-    quick_trials: ClassVar[int] = 1
-
-    def options(self, args: argparse.Namespace) -> dict[str, Any]:
-        """Recipe options taken from the command line (e.g. ``data_dir``)."""
-        return {"data_dir": getattr(args, "data_dir", None)}
-
-    def trial(self, index: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def summarize(self, trials: list[dict[str, Any]], options: dict[str, Any]) -> ReproductionResult:
-        raise NotImplementedError
-
-    def claims(self, result: ReproductionResult) -> list[Claim]:
-        return []
-
-    def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-        """Draw the figure into ``out_dir`` as NAME.png and NAME.svg; return the paths."""
-        return []
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "title": self.title, "aliases": list(self.aliases),
-                "paper": self.paper, "description": self.description,
-                "default_trials": self.default_trials, "params": []}
+__all__ = ["provenance", "reproduce", "trial_seed"]
 
 
 def trial_seed(seed: int, name: str, trial: int) -> int:
@@ -119,20 +53,6 @@ def _progress(done: int, total: int, start: float, stream: Any) -> None:
     if done == total:
         stream.write("\n")
     stream.flush()
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return str(value)
-    return value
 
 
 def provenance(argv: Sequence[str] | None, wall: float) -> dict[str, Any]:
@@ -225,7 +145,7 @@ def reproduce(
         "files": files,
     }
     doc["provenance"] = provenance(argv, time.perf_counter() - start)
-    doc = _jsonable(doc)
+    doc = jsonable(doc)
     atomic_write_text(out / f"{recipe.name}.json", json.dumps(doc, indent=1) + "\n")
     return doc
 
@@ -292,6 +212,3 @@ def run(args: argparse.Namespace) -> int:
         return 3
     return 0
 
-
-class ReproductionError(PairlabError):
-    """A recipe could not run (missing data, failed trial)."""

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from pairlab_builtins.synthetic import fig3_init, fig3_links, fig3_start
+from pairlab_builtins.datasets.synthetic import fig3_init, fig3_links, fig3_start
 
 from pairlab import Constraints, Run, get_registry
 from pairlab.errors import InvalidInputError

@@ -8,8 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
-from pairlab_builtins import gmpr_links
-from pairlab_builtins.gmpr import GMPR
+from pairlab_builtins.algorithms import gmpr_links
+from pairlab_builtins.algorithms.gmpr import GMPR
 from scipy.special import logsumexp
 from scipy.stats import multivariate_normal
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
@@ -44,7 +44,7 @@ def chunklet_leaders(n: int, ml) -> np.ndarray:
 def brute_force(X, ml, cl, alpha, means, covs, pi=None, class_of=None):
     """Enumerate the cluster label of every point: ``(log p(X), class post., cluster post.)``.
 
-    The model of :mod:`pairlab_builtins.gmpr_links`: ``p(X, y) = prior(z) prod_n pi_{y_n}
+    The model of :mod:`pairlab_builtins.algorithms.gmpr_links`: ``p(X, y) = prior(z) prod_n pi_{y_n}
     N(x_n | y_n)`` with ``z = class_of[y]`` and ``prior(z) = prod_{chunklets} alpha_{z_c}
     [every link holds] / sum_z'(same)``.
     """

@@ -7,8 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
-from pairlab_builtins.gmpr import GMPR
-from pairlab_builtins.gmpr_mixture import GMPRMixture
+from pairlab_builtins.algorithms.gmpr import GMPR
+from pairlab_builtins.algorithms.gmpr_mixture import GMPRMixture
 from scipy.stats import multivariate_normal
 from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from sklearn.mixture import GaussianMixture

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from pairlab_builtins.paper_shapes import PATTERNS, ppc_fig1_relations
+from pairlab_builtins.datasets.paper_shapes import PATTERNS, ppc_fig1_relations
 
 from pairlab import cli, get_registry
 from pairlab.constraint_generators import grid_links

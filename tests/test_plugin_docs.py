@@ -87,7 +87,7 @@ def test_reproductions_example_runs(tmp_path):
 
 
 def test_metrics_example_computes():
-    from pairlab.metrics import evaluate
+    from pairlab.scoring import evaluate
 
     reg, names = register(example("pairlab_metrics"), "metrics")
     metrics = [reg.metric(n) for n in names]

@@ -4,7 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
-from pairlab_builtins.ppc import (
+from pairlab_builtins.algorithms.ppc import (
     PenalizedProbabilisticClustering,
     _simplex_grid,
     log_omega_nonoverlapping,

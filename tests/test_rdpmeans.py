@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from pairlab_builtins import rdpmeans as R
+from pairlab_builtins.algorithms import rdpmeans as R
 
 from pairlab import Constraints, Dataset, InvalidInputError, Run, State, make_estimator
 from pairlab.constraint_generators import random_pairs

@@ -46,7 +46,7 @@ PAIRLAB_API_VERSION = 0
 
 CLASH = """
 from pairlab import hookimpl
-from pairlab_builtins.gmm import GaussianMixtureEM
+from pairlab_builtins.algorithms.gmm import GaussianMixtureEM
 
 class Other(GaussianMixtureEM):
     pass
@@ -122,4 +122,4 @@ def test_malformed_hook_result_clash_and_api_version():
     assert "not a subclass of pairlab.Algorithm" in errors["garbage"]
     assert "plugin API 0" in errors["old"]
     assert any("'gmm'" in c and "clash" in c for c in reg.clashes)
-    assert reg.algorithm("gmm").__module__ == "pairlab_builtins.gmm"
+    assert reg.algorithm("gmm").__module__ == "pairlab_builtins.algorithms.gmm"

@@ -5,7 +5,8 @@ import json
 import numpy as np
 
 from pairlab import Dataset, Run
-from pairlab.reproduce import Claim, Reproduction, ReproductionResult, reproduce, trial_seed
+from pairlab.reproduce import reproduce, trial_seed
+from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 
 
 class MeanOfGMMs(Reproduction):

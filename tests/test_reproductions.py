@@ -15,7 +15,8 @@ from PIL import Image
 
 from pairlab import cli, get_registry, hookimpl
 from pairlab.gui.palette import OKABE_ITO
-from pairlab.reproduce import Claim, Reproduction, ReproductionResult, reproduce
+from pairlab.reproduce import reproduce
+from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 
 pytestmark = pytest.mark.gui
 

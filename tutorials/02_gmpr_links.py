@@ -155,7 +155,7 @@ print("classes:   ", gmpr.algorithm.predict_proba(gmpr.state, new).argmax(axis=1
 # (`pairlab reproduce fig3` draws it). The same four experiments:
 
 # %%
-from pairlab_builtins.synthetic import fig3_init, fig3_links  # noqa: E402
+from pairlab_builtins.datasets.synthetic import fig3_init, fig3_links  # noqa: E402
 
 import pairlab  # noqa: E402
 

@@ -571,7 +571,7 @@ class Lab:
                 ) -> dict[str, float]:
         """Registered metrics of the pane's state at ``t`` (cached): those in ``names`` (default:
         the ones the panes show), or every registered one with ``names=None``."""
-        from ..metrics import evaluate
+        from ..scoring import evaluate
 
         state = self.state(pane, t)
         if state is None or self.dataset is None:

@@ -1,7 +1,7 @@
 """GM-PR: Gaussian mixture with pairwise relations (Yu, Elhabian & Whitaker).
 
 One Gaussian per class (section 3.4). The mixture-per-class model of section 3.4.1 and
-Appendix A (``gmpr-mixture``) is the subclass in :mod:`pairlab_builtins.gmpr_mixture`; both share
+Appendix A (``gmpr-mixture``) is the subclass in :mod:`pairlab_builtins.algorithms.gmpr_mixture`; both share
 everything here, and with ``m_K = 1`` the two are the same algorithm.
 """
 
@@ -34,7 +34,7 @@ class GMPR(MixtureAlgorithm):
     """GM-PR: EM for a Gaussian mixture whose latent labels honour must-links and cannot-links.
 
     Model (eq. 4-9; the joint model for overlapping links is defined in
-    :mod:`pairlab_builtins.gmpr_links`): classes ``m`` with proportions ``alpha_m`` and a
+    :mod:`pairlab_builtins.algorithms.gmpr_links`): classes ``m`` with proportions ``alpha_m`` and a
     Gaussian ``N(mu_m, Sigma_m)`` each. Must-linked points (closed into chunklets) share one
     latent class; cannot-linked chunklets take different classes, with the class prior of eq. 6-8
     (``alpha_m alpha_m' / (1 - sum alpha^2)`` for one pair, normalised per connected component

@@ -158,7 +158,8 @@ DATASETS = [
         "fig3-toy", "GM-PR Fig. 3 toy (horizontal boundary)", fig3_toy, _FIG3_PARAMS,
         description="GM-PR Fig. 1/3 after Zhu & Goldberg: two classes (y > 0, y < 0) of two blobs "
                     "each; maximum likelihood splits left/right. Start and links of the figure: "
-                    "pairlab_builtins.synthetic.fig3_init / fig3_links (2 must-links, 2 cannot-links).",
+                    "pairlab_builtins.datasets.synthetic.fig3_init / fig3_links "
+                    "(2 must-links, 2 cannot-links).",
     ),
 ]
 

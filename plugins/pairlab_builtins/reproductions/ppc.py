@@ -17,9 +17,9 @@ import numpy as np
 
 from pairlab import Constraints, Dataset, hookimpl
 from pairlab.metrics import purity
-from pairlab.reproduce import Claim, Reproduction, ReproductionResult
+from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 
-from .reproductions_gmpr import (
+from .common import (
     FigureResult,
     PanelRecord,
     fit,
@@ -63,7 +63,7 @@ class PPCFig2(Reproduction):
     dataset = "ppc-fig1"
 
     def setup(self, cell: int = 0) -> tuple[Dataset, Constraints, np.ndarray]:
-        from pairlab_builtins.paper_shapes import ppc_fig1_relations
+        from pairlab_builtins.datasets.paper_shapes import ppc_fig1_relations
 
         m, spread = GRID[cell % len(GRID)]
         data = make_dataset(self.dataset, n_per_blob=m, spread=spread)

@@ -26,7 +26,7 @@ class GMPRMixture(GMPR):
 
     ``p(x | z = m) = sum_k pi_{m_k} N(x | mu_{m_k}, Sigma_{m_k})`` (eq. 20-21). Links act on the
     class label only; given its class, every point draws its own cluster. E-step: the class
-    posteriors of :class:`~pairlab_builtins.gmpr.GMPR` with these class densities (eq. 27, 29,
+    posteriors of :class:`~pairlab_builtins.algorithms.gmpr.GMPR` with these class densities (eq. 27, 29,
     32), and the cluster posteriors ``p(z = m, y = m_k | ...) = p(z = m | ...) pi_{m_k}
     N(x | m_k) / p(x | m)`` (eq. 26, 28, 31). M-step: eq. 34-37 for means and covariances,
     eq. 40 for ``pi``, eq. 19 for ``alpha``.

@@ -1,0 +1,1 @@
+"""Data-set plugins: synthetic shapes, the papers' figures, scikit-learn's bundled sets, user tables."""
