@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
-from pairlab_builtins.algorithms import scssap as mod
+from pairlab_builtins.algorithms import ap_messages as mod
 from sklearn.cluster import AffinityPropagation as SkAffinityPropagation
 
 from pairlab import Constraints, Dataset, Run, get_registry, make_estimator

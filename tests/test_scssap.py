@@ -6,7 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
-from pairlab_builtins.algorithms import scssap as mod
+from pairlab_builtins.algorithms import ap_messages as mod
+from pairlab_builtins.algorithms.scssap_metric import learn_metric
 from sklearn.cluster import AffinityPropagation as SkAffinityPropagation
 
 from pairlab import Constraints, Dataset, InvalidInputError, Run, get_registry, make_estimator
@@ -415,7 +416,7 @@ def test_metric_weights_are_a_distribution(regularizer, h, scope):
     X[:10, 3] = 7.0                                   # zero spread of feature 3 in one cluster
     ex = np.repeat([0, 10, 20, 30], 10)
     ex[35] = 35                                       # a singleton cluster
-    w, lab = mod.learn_metric(X, ex, regularizer, h, scope)
+    w, lab = learn_metric(X, ex, regularizer, h, scope)
     assert np.all(w >= 0) and np.allclose(w.sum(axis=1), 1.0) and np.all(np.isfinite(w))
     assert w.shape == ((1 if scope == "global" else 5), 4) and lab.shape == (40,)
     if scope == "cluster" and regularizer == "logdet":
@@ -432,11 +433,11 @@ def test_metric_closed_forms_minimise_eq_31():
     # eq. 32 (before normalisation) is the stationary point of sum_d a_d dev_d - |X_u| sum log a_d
     a = size / dev
     np.testing.assert_allclose(dev - size / a, 0, atol=1e-12)
-    w, _ = mod.learn_metric(X, ex, "logdet", 0.0)
+    w, _ = learn_metric(X, ex, "logdet", 0.0)
     np.testing.assert_allclose(w[0], a / a.sum())
     # eq. 33 minimises sum_d a_d dev_d + |X_u| h sum a log a on the simplex
     h = 0.3
-    w, _ = mod.learn_metric(X, ex, "entropy", h)
+    w, _ = learn_metric(X, ex, "entropy", h)
 
     def f(a):
         return float(a @ dev + size * h * np.sum(a * np.log(a)))

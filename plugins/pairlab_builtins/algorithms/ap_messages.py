@@ -1,0 +1,423 @@
+"""The message-passing core shared by ``scssap``, ``scssap-metric`` and ``affinity-propagation``.
+
+Arzeno & Vikalo (2015), Algorithm 1: the availabilities alpha (eq. 14) and responsibilities rho
+(eq. 25) of affinity propagation for all pairs, the cannot-link message gamma (eq. 17) and the
+must-link message omega (eq. 20) for every constrained *ordered* pair (i, k) and candidate exemplar
+j, folded into the modified similarity s_hat of eq. 24; exemplar identification and the net
+similarity of eq. 6. Notation follows the paper: ``A`` holds alpha, ``R`` rho, ``S`` the
+similarity s(i, j) with the preferences on its diagonal. Messages live in dense arrays (A, R and
+S_hat are (n, n); gamma is (2|C|, n) and omega (2|M|, n), one row per ordered pair), so memory is
+O(n^2 + n(|C| + |M|)), and every update is a handful of whole-array numpy operations.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from pairlab.errors import InvalidInputError
+
+_EPS = np.finfo(np.float64).eps
+_TINY = np.finfo(np.float64).tiny
+
+
+# -- links ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LinkSet:
+    """Both orders (i, k) and (k, i) of every unordered link: rows p and p + L of 2L rows.
+
+    Row p < L is the link's pair (a, b) and row p + L is (b, a), so ``reverse[p]`` (the row of
+    (k, i) for the row (i, k)) is the other half; ``penalty[p]`` is q times the link's confidence
+    (confidence 0 gives 0 even when q is infinite).
+    """
+
+    first: np.ndarray
+    second: np.ndarray
+    penalty: np.ndarray
+
+    @classmethod
+    def build(cls, pairs: np.ndarray, confidence: np.ndarray, q: float, n: int) -> LinkSet:
+        pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        conf = np.asarray(confidence, dtype=float).reshape(-1)
+        if conf.shape != (len(pairs),):
+            raise InvalidInputError(f"{len(pairs)} links but {conf.size} confidences.")
+        with np.errstate(invalid="ignore"):
+            q_pair = np.where(conf == 0, 0.0, conf * q)
+        first = np.concatenate([pairs[:, 0], pairs[:, 1]])
+        second = np.concatenate([pairs[:, 1], pairs[:, 0]])
+        return cls(first, second, np.concatenate([q_pair, q_pair]))
+
+    @property
+    def size(self) -> int:
+        """Number of ordered pairs (twice the number of links)."""
+        return int(self.first.size)
+
+    @property
+    def reverse(self) -> np.ndarray:
+        half = self.size // 2
+        return np.r_[np.arange(half, 2 * half), np.arange(half)]
+
+    def incidence(self, support: np.ndarray) -> sp.csr_matrix:
+        """(len(support), 2L) sparse 0/1 matrix summing rows by their first point (eq. 24)."""
+        rows = np.searchsorted(support, self.first)
+        return sp.csr_matrix((np.ones(self.size), (rows, np.arange(self.size))),
+                             shape=(support.size, self.size))
+
+
+# -- the message updates of Algorithm 1 ------------------------------------------------------------
+def _penalties(penalty: np.ndarray, q_max: float) -> float | np.ndarray:
+    """Penalties capped at ``q_max``: a scalar when they are all equal (a faster clip), else (P, 1)."""
+    q = np.minimum(penalty, q_max)
+    if q.size and np.all(q == q[0]):
+        return float(q[0])
+    return q[:, None]
+
+
+def _halves(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    half = x.shape[0] // 2
+    return x[:half], x[half:]
+
+
+def cannot_link_update(B: np.ndarray, gamma: np.ndarray, q: float | np.ndarray) -> np.ndarray:
+    """New gamma (eq. 17) for every ordered cannot-link (i, k) and every j, shape (2|C|, n).
+
+    ``B`` holds alpha_kj + rho_kj for each row's k (shape (2|C|, n)), ``gamma`` the old messages
+    and ``q`` (2|C|, 1) the penalties. With lambda_ki^j = alpha_kj + rho_kj - gamma_ki^j
+    (eq. 23), eq. 17 reads gamma_ik^j = -min(q_c + max(0, -lambda), max(0, lambda)), which is
+    -clip(lambda, 0, q_c) = clip(-lambda, -q_c, 0) (for lambda < 0 the first argument exceeds the
+    second, 0); this form has no inf - inf when q_c = inf. The result is written into ``B``.
+    """
+    for out, rev in zip(_halves(B), _halves(gamma)[::-1], strict=True):
+        np.subtract(rev, out, out=out)                       # -lambda_ki^j
+    np.clip(B, -q, 0.0, out=B)
+    return B
+
+
+def must_link_update(B: np.ndarray, omega: np.ndarray, q: float | np.ndarray) -> np.ndarray:
+    """New omega (eq. 20) for every ordered must-link (i, m) and every j, shape (2|M|, n).
+
+    ``B``, ``omega`` and ``q`` as for :func:`cannot_link_update`. With tau_mi^j = alpha_mj +
+    rho_mj - omega_mi^j (eq. 22), eq. 20 reads omega = max(min(-tau, -q_m), min(tau, q_m)),
+    which is clip(tau, -q_m, q_m). The result is written into ``B``.
+    """
+    for out, rev in zip(_halves(B), _halves(omega)[::-1], strict=True):
+        out -= rev                                            # tau_mi^j
+    np.clip(B, -q, q, out=B)
+    return B
+
+
+def modified_similarity(S_support: np.ndarray, S_hat: np.ndarray, support: np.ndarray,
+                        terms: list[tuple[sp.csr_matrix, np.ndarray]]) -> None:
+    """Eq. 24 in place: S_hat[i] = s(i, .) + sum_m omega_im + sum_k gamma_ik for constrained i.
+
+    ``S_support`` is S[support]; ``terms`` lists (incidence matrix, messages) per kind of link.
+    Rows outside ``support`` (points without links) keep S_hat = S and are not touched.
+    """
+    total = S_support.copy()
+    for incidence, msgs in terms:
+        if msgs.size:
+            total += incidence @ msgs
+    S_hat[support] = total
+
+
+def availability_update(R: np.ndarray, A: np.ndarray, damping: float, tmp: np.ndarray) -> None:
+    """Damped availabilities (eq. 14) from the responsibilities ``R``, in place in ``A``.
+
+    alpha_ij = min(0, rho_jj + sum_{k not in {i, j}} max(rho_kj, 0)) for i != j and
+    alpha_jj = sum_{k != j} max(rho_kj, 0); new = damping * old + (1 - damping) * update.
+    """
+    n = A.shape[0]
+    np.maximum(R, 0, out=tmp)
+    tmp.flat[:: n + 1] = R.flat[:: n + 1]
+    tmp -= np.sum(tmp, axis=0)
+    diag = tmp.flat[:: n + 1].copy()
+    np.clip(tmp, 0, np.inf, out=tmp)
+    tmp.flat[:: n + 1] = diag
+    tmp *= 1 - damping
+    A *= damping
+    A -= tmp
+
+
+def responsibility_update(S_hat: np.ndarray, A: np.ndarray, R: np.ndarray, damping: float,
+                          tmp: np.ndarray) -> None:
+    """Damped responsibilities (eq. 25) from S_hat and ``A``, in place in ``R``.
+
+    rho_ij = s_hat(i, j) - max_{k != j} (s_hat(i, k) + alpha_ik); the max over k != j is the row
+    maximum except at the row's arg-max, where it is the second largest value.
+    """
+    n = A.shape[0]
+    ind = np.arange(n)
+    np.add(A, S_hat, tmp)
+    best = np.argmax(tmp, axis=1)
+    first = tmp[ind, best]
+    tmp[ind, best] = -np.inf
+    second = np.max(tmp, axis=1)
+    np.subtract(S_hat, first[:, None], tmp)
+    tmp[ind, best] = S_hat[ind, best] - second
+    tmp *= 1 - damping
+    R *= damping
+    R += tmp
+
+
+class MessageEngine:
+    """The message arrays of Algorithm 1 for one similarity matrix, and one iteration of it.
+
+    ``order="scssap"`` is Algorithm 1: gamma and omega from the messages of iteration t-1,
+    s_hat (eq. 24), alpha from rho^(t-1), then rho from s_hat^(t) and alpha^(t).
+    ``order="frey-dueck"`` is Frey & Dueck's (and scikit-learn's): rho from alpha^(t-1), then
+    alpha from rho^(t). Without links the two orders produce the same sequence of messages,
+    alpha half an iteration apart: scssap's alpha^(t) is Frey & Dueck's alpha after t-1 steps.
+    """
+
+    def __init__(self, S: np.ndarray, must_link: LinkSet, cannot_link: LinkSet, damping: float,
+                 order: str = "scssap") -> None:
+        self.n = S.shape[0]
+        self.damping = damping
+        self.order = order
+        self.ml, self.cl = must_link, cannot_link
+        self.support = np.union1d(must_link.first, cannot_link.first)
+        self.ml_pos = np.searchsorted(self.support, must_link.second)
+        self.cl_pos = np.searchsorted(self.support, cannot_link.second)
+        self.ml_inc = must_link.incidence(self.support)
+        self.cl_inc = cannot_link.incidence(self.support)
+        n = self.n
+        self.A = np.zeros((n, n))
+        self.R = np.zeros((n, n))
+        self.tmp = np.empty((n, n))
+        self.omega = np.zeros((must_link.size, n))
+        self.gamma = np.zeros((cannot_link.size, n))
+        self._old_links = (self.omega, self.gamma)
+        self.set_similarity(S)
+
+    @property
+    def constrained(self) -> bool:
+        return self.support.size > 0
+
+    def set_similarity(self, S: np.ndarray) -> None:
+        """Use ``S`` (preferences on the diagonal) and reset every message to 0.
+
+        Penalties are capped at ``q_max = 2 n (max s - min s) + 1``: a broken link then costs
+        more than any change of sum_i s(i, c_i) can gain, so the maximiser of eq. 6 is the same
+        as with q = inf, but the messages stay finite. (With q = inf, eq. 20 passes tau through
+        unclipped and, for damping > 1/2, the printed updates make omega and rho oscillate with
+        geometrically growing amplitude until they overflow.)
+        """
+        self.S = S
+        span = float(S.max() - S.min()) if S.size else 0.0
+        self.q_max = 2.0 * self.n * span + 1.0
+        self.ml_q = _penalties(self.ml.penalty, self.q_max)
+        self.cl_q = _penalties(self.cl.penalty, self.q_max)
+        self.S_support = S[self.support]
+        self.S_hat = S.copy() if self.constrained else S
+        self.reset()
+
+    def reset(self) -> None:
+        self.A.fill(0.0)
+        self.R.fill(0.0)
+        self.omega.fill(0.0)
+        self.gamma.fill(0.0)
+        if self.constrained:
+            self.S_hat[...] = self.S
+
+    def _link_messages(self) -> None:
+        """gamma^(t) (eq. 17) and omega^(t) (eq. 20) from the messages of iteration t-1."""
+        B = self.A.take(self.support, axis=0)
+        B += self.R.take(self.support, axis=0)    # alpha_kj + rho_kj of every constrained k
+        self._old_links = (self.omega, self.gamma)
+        if self.cl.size:
+            self.gamma = cannot_link_update(B.take(self.cl_pos, axis=0), self.gamma, self.cl_q)
+        if self.ml.size:
+            self.omega = must_link_update(B.take(self.ml_pos, axis=0), self.omega, self.ml_q)
+
+    def iterate(self, track_change: bool = False) -> float | None:
+        """One iteration; with ``track_change`` return the largest change of any message."""
+        if self.n < 2:
+            return 0.0 if track_change else None
+        old = (self.A.copy(), self.R.copy()) if track_change else None
+        if self.order == "frey-dueck":
+            responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
+            availability_update(self.R, self.A, self.damping, self.tmp)
+        else:
+            if self.constrained:
+                self._link_messages()
+                modified_similarity(self.S_support, self.S_hat, self.support,
+                                    [(self.ml_inc, self.omega), (self.cl_inc, self.gamma)])
+            availability_update(self.R, self.A, self.damping, self.tmp)
+            responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
+        if old is None:
+            return None
+        pairs = [(self.A, old[0]), (self.R, old[1])]
+        if self.constrained and self.order != "frey-dueck":
+            pairs += [(self.omega, self._old_links[0]), (self.gamma, self._old_links[1])]
+        return float(max(np.max(np.abs(a - b)) for a, b in pairs if a.size))
+
+    def self_exemplars(self) -> np.ndarray:
+        """Boolean (n,): alpha_jj + rho_jj > 0 (end of section 3)."""
+        n = self.n
+        return (self.A.flat[:: n + 1] + self.R.flat[:: n + 1]) > 0
+
+
+# -- exemplars, objective ------------------------------------------------------------------------
+def _best_candidates(A: np.ndarray, R: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
+    """Each point's current best candidate arg max_k (alpha_ik + rho_ik), ties to the point itself.
+
+    Used while no self-exemplar has emerged (e.g. iteration 0, where every message is 0 and every
+    point is therefore its own candidate); the candidates are then made their own exemplars.
+    """
+    n = A.shape[0]
+    belief = np.add(A, R, out=buf)
+    best = np.argmax(belief, axis=1)
+    top = belief[np.arange(n), best]
+    own = belief.flat[:: n + 1]
+    c = np.where(own >= top, np.arange(n), best)
+    centers = np.unique(c)
+    c[centers] = centers
+    return c
+
+
+def _argmax_over(cols: np.ndarray, M: np.ndarray, M2: np.ndarray | None = None,
+                 buf: np.ndarray | None = None) -> np.ndarray:
+    """For every row, the column of ``cols`` (sorted) where M (+ M2) is largest; first on ties.
+
+    Few columns: gather them. Many: mask the others with -inf in one contiguous pass.
+    """
+    m = M.shape[1]
+    if cols.size * 4 <= m:
+        sub = M[:, cols] if M2 is None else M[:, cols] + M2[:, cols]
+        return cols[np.argmax(sub, axis=1)]
+    if M2 is not None:
+        buf = np.add(M, M2, out=buf)
+    elif buf is None:
+        buf = M.copy()
+    else:
+        np.copyto(buf, M)
+    mask = np.full(m, -np.inf)
+    mask[cols] = 0.0
+    buf += mask
+    return np.argmax(buf, axis=1)
+
+
+def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: np.ndarray,
+                       rule: str = "paper", buf: np.ndarray | None = None) -> np.ndarray:
+    """The exemplar of every point, shape (n,).
+
+    ``rule="paper"`` (end of section 3): the exemplars are the self-exemplars
+    Psi = {k : alpha_kk + rho_kk > 0}; point i picks arg max_{k in Psi} alpha_ik + rho_ik and
+    each k in Psi is its own exemplar. ``rule="refine"`` (Frey & Dueck's reference code, also
+    scikit-learn): i picks arg max_{k in Psi} s(i, k); each cluster's exemplar is then moved to
+    the member with the largest summed similarity from the other members, and points are
+    assigned again. With Psi empty both fall back to :func:`_best_candidates`. ``buf`` is an
+    optional (n, n) scratch array.
+    """
+    n = A.shape[0]
+    cols = np.flatnonzero(self_mask)
+    if cols.size == 0:
+        return _best_candidates(A, R, buf)
+    if rule == "paper":
+        c = _argmax_over(cols, A, R, buf)
+        c[cols] = cols
+        return c
+    if rule != "refine":
+        raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
+    k = cols.size
+    lab = np.searchsorted(cols, _argmax_over(cols, S, None, buf))
+    lab[cols] = np.arange(k)
+    # summed similarity to each point j from the members of j's cluster
+    onehot = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))
+    score = np.asarray(onehot @ S)[lab, np.arange(n)]
+    order = np.lexsort((np.arange(n), lab))
+    starts = np.flatnonzero(np.r_[True, np.diff(lab[order]) != 0])
+    top = np.maximum.reduceat(score[order], starts)
+    sizes = np.diff(np.r_[starts, n])
+    hit_pos = np.flatnonzero(score[order] == np.repeat(top, sizes))
+    _, first = np.unique(lab[order][hit_pos], return_index=True)
+    refined = order[hit_pos[first]]                  # in cluster order, as Frey & Dueck
+    c = refined[np.argmax(S[:, refined], axis=1)]    # (ties to the earlier cluster, as theirs)
+    c[refined] = refined
+    return c
+
+
+def net_similarity(S: np.ndarray, exemplars: np.ndarray, ml: LinkSet, cl: LinkSet
+                   ) -> tuple[float, int, int]:
+    """The objective of eq. 6 for a valid clustering, and the numbers of broken links.
+
+    sum_i s(i, c_i) (preferences for the exemplars) minus q_c for every broken cannot-link and
+    2 q_m for every broken must-link (see the module docstring); -inf when a link with infinite
+    penalty is broken.
+    """
+    n = S.shape[0]
+    total = float(S[np.arange(n), exemplars].sum())
+    half_ml = ml.first < ml.second
+    half_cl = cl.first < cl.second
+    broken_ml = exemplars[ml.first[half_ml]] != exemplars[ml.second[half_ml]]
+    broken_cl = exemplars[cl.first[half_cl]] == exemplars[cl.second[half_cl]]
+    penalty = 2.0 * float(ml.penalty[half_ml][broken_ml].sum()) + float(
+        cl.penalty[half_cl][broken_cl].sum())
+    return total - penalty, int(broken_ml.sum()), int(broken_cl.sum())
+
+
+# -- similarities, memory ------------------------------------------------------------------------
+def squared_distances(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """(n, n) matrix D[i, j] = sum_d w_id (x_id - x_jd)^2 (w = 1 without ``weights``).
+
+    Computed as |x|^2 + |y|^2 - 2 x.y on centred data, clipped at 0, with a zero diagonal.
+    """
+    Xc = X - X.mean(axis=0)
+    sq = Xc * Xc
+    if weights is None:
+        norms = sq.sum(axis=1)
+        D = Xc @ Xc.T
+        D *= -2.0
+        D += norms[:, None]
+        D += norms[None, :]
+    else:
+        D = (weights * Xc) @ Xc.T
+        D *= -2.0
+        D += (weights * sq).sum(axis=1)[:, None]
+        D += weights @ sq.T
+    np.maximum(D, 0.0, out=D)
+    D.flat[:: D.shape[0] + 1] = 0.0
+    return D
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this process can still use: MemAvailable, a cgroup limit, or sysconf."""
+    found: list[int] = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as fh:
+            limit = fh.read().strip()
+        if limit != "max":
+            with open("/sys/fs/cgroup/memory.current", encoding="ascii") as fh:
+                found.append(int(limit) - int(fh.read().strip()))
+    except (OSError, ValueError):
+        pass
+    if not found:
+        try:
+            found.append(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+        except (AttributeError, OSError, ValueError):
+            return None
+    return max(0, min(found))
+
+
+def _check_memory(name: str, n: int, n_square: int, n_pair_rows: int) -> None:
+    """Refuse (InvalidInputError) when the message arrays would not fit in available memory."""
+    need = 8 * (n_square * n * n + 5 * n_pair_rows * n)
+    have = available_memory()
+    if have is not None and need > have:
+        raise InvalidInputError(
+            f"{name} needs about {need / 2**30:.1f} GiB for n_samples={n} "
+            f"({n_square} dense n x n arrays of messages and similarities plus the link messages), "
+            f"but only {have / 2**30:.1f} GiB of memory is available; cluster a subsample "
+            "(memory grows as n^2) or free memory."
+        )
