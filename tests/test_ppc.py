@@ -4,8 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
-from pairlab_builtins.algorithms.ppc import (
-    PenalizedProbabilisticClustering,
+from pairlab_builtins.algorithms.ppc import PenalizedProbabilisticClustering
+from pairlab_builtins.algorithms.ppc_posteriors import (
     _simplex_grid,
     log_omega_nonoverlapping,
     maximize_prior,

@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 from pairlab_builtins.algorithms import rdpmeans as R
+from pairlab_builtins.algorithms import rdpmeans_passes as P
 
 from pairlab import Constraints, Dataset, InvalidInputError, Run, State, make_estimator
 from pairlab.constraint_generators import random_pairs
@@ -144,7 +145,7 @@ def test_push_and_pull_sweeps_agree_on_larger_problems():
 @pytest.mark.parametrize("window", [1, 3, 16])
 def test_windowed_sweep_matches_literal_algorithm_1_with_small_windows(monkeypatch, window):
     """Exact weights: windows of visits decided together, corrected for earlier moves in the window."""
-    monkeypatch.setattr(R, "WINDOW", window)
+    monkeypatch.setattr(P, "WINDOW", window)
     for seed in range(3):
         X, y = blobs(seed, n=60)
         cons = random_pairs(y, 40, 40, np.random.default_rng(seed))
@@ -331,7 +332,7 @@ def test_xi_schedule_and_cap():
     algo = R.RDPMeans(Dataset(np.zeros((3, 1)) + np.arange(3)[:, None]), None,
                       {"xi0": 0.001, "xi_rate": 2.0})
     assert [algo.xi_of_pass(t) for t in (0, 1, 2, 3)] == [0.001, 0.001, 0.002, 0.004]
-    assert algo.xi_of_pass(5000) == R.XI_MAX
+    assert algo.xi_of_pass(5000) == P.XI_MAX
 
 
 def test_determinism_for_a_seed():
@@ -360,16 +361,16 @@ def test_plugin_contract(cls):
 def test_lambda_heuristics_by_brute_force():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(25, 2))
-    geo = R.Geometry(X, "sqeuclidean", 0.3)
+    geo = P.Geometry(X, "sqeuclidean", 0.3)
     for k in (1, 2, 5):
         T = [X.mean(axis=0)]
         for _ in range(k):
             d = np.array([min(np.sum((x - t) ** 2) for t in T) for x in X])
             lam = d.max()
             T.append(X[d.argmax()])
-        assert R.farthest_first_lambda(geo, k) == pytest.approx(lam, rel=1e-12)
+        assert P.farthest_first_lambda(geo, k) == pytest.approx(lam, rel=1e-12)
         d_mean = np.sort([np.sum((x - X.mean(axis=0)) ** 2) for x in X])[::-1]
-        assert R.kth_mean_distance_lambda(geo, k) == pytest.approx(d_mean[k - 1], rel=1e-12)
+        assert P.kth_mean_distance_lambda(geo, k) == pytest.approx(d_mean[k - 1], rel=1e-12)
     run = Run("dpmeans", Dataset(X), None, {"k": 5, "lambda_heuristic": "kth_mean_distance"})
     assert run.state.extras["lambda"] == pytest.approx(d_mean[4], rel=1e-12)
     run = Run("dpmeans", Dataset(X), None, {"lambda_": 2.5})
@@ -399,7 +400,7 @@ def test_clear_errors():
 
 
 def test_too_many_clusters_is_a_clear_error(monkeypatch):
-    monkeypatch.setattr(R, "TABLE_LIMIT", 200)
+    monkeypatch.setattr(P, "TABLE_LIMIT", 200)
     X, _ = blobs(0, n=40)
     run = Run("rdpmeans", Dataset(X), None, {"lambda_": 1e-6})
     with pytest.raises(InvalidInputError, match="increase lambda_"):
