@@ -1,32 +1,181 @@
-"""Keep Qt out of the core: only pairlab.gui (and the headless renderer) may import it."""
+"""The layering, enforced on the source: what each part of pairlab may import.
+
+Layers, from the bottom: the **core** (every ``pairlab`` module except the ones below) knows
+nothing of Qt or the app; the **presentation** layer (``pairlab.gui``, ``pairlab.render`` and the
+GUI frame benchmark ``pairlab.benchcases.gui``) draws; ``pairlab.cli`` is the shell that may start
+the app. Built-in plugins: algorithms, data sets and metrics import neither Qt nor the presentation
+layer; reproductions may draw through ``pairlab.render`` but never import Qt themselves. Inside the
+GUI, the model and what to draw (``model``, ``frames``, ``session``, ``palette``) stay Qt-free.
+No import cycles among pairlab's modules (function-level imports included; a submodule importing
+its own parent package is not a cycle).
+"""
 
 import ast
+import itertools
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 QT = ("PySide6", "pyqtgraph", "PyQt5", "PyQt6", "shiboken6")
-ALLOWED = ("pairlab/gui/", "pairlab/render")
+PRESENTATION = ("pairlab.gui", "pairlab.render", "pairlab.benchcases.gui")
+SHELL = ("pairlab.cli",)
+QT_FREE_GUI = ("pairlab.gui.model", "pairlab.gui.frames", "pairlab.gui.session", "pairlab.gui.palette")
+PLUGIN_KINDS_WITHOUT_DRAWING = ("pairlab_builtins.algorithms", "pairlab_builtins.datasets",
+                                "pairlab_builtins.metrics")
 
 
-def _imports(path: Path):
-    tree = ast.parse(path.read_text(), str(path))
-    for node in ast.walk(tree):
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def module_files(root: Path) -> dict[str, Path]:
+    """Module name -> file for pairlab and the built-in plugins under ``root``."""
+    out = {}
+    for path in [*root.glob("pairlab/**/*.py"), *root.glob("plugins/pairlab_builtins/**/*.py")]:
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[0] == "plugins":
+            parts = parts[1:]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+def imported_names(module: str, path: Path) -> set[str]:
+    """Every module name ``path`` imports (absolute, with relative imports resolved; the names of
+    ``from X import a`` as ``X`` and ``X.a``), at any depth: lazy imports count."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            yield from (a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            yield node.module
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            names.add(target)
+            names.update(f"{target}.{a.name}" for a in node.names)
+    return names
 
 
-def test_core_and_algorithms_do_not_import_qt():
-    offenders = []
-    for path in [*ROOT.glob("pairlab/**/*.py"), *ROOT.glob("plugins/pairlab_builtins/**/*.py")]:
-        rel = path.relative_to(ROOT).as_posix()
-        if rel.startswith(ALLOWED):
+def import_graph(files: dict[str, Path]) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (names trimmed to the nearest module)."""
+    graph = {}
+    for module, path in files.items():
+        deps = set()
+        for name in imported_names(module, path):
+            while name and name not in files:
+                name = name.rpartition(".")[0]
+            if name and name != module and not module.startswith(name + "."):
+                deps.add(name)
+        graph[module] = deps
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = itertools.count()
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = next(counter)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _outermost(names: set[str]) -> list[str]:
+    """``from X import a`` yields X and X.a: report X once."""
+    return sorted(n for n in names if not any(n.startswith(m + ".") for m in names))
+
+
+def layering_violations(root: Path) -> list[str]:
+    """Every import that breaks the rules in this module's docstring, as 'module: import'."""
+    files = module_files(root)
+    bad = []
+    for module, path in sorted(files.items()):
+        names = imported_names(module, path)
+        qt = _outermost({n for n in names if n.split(".")[0] in QT})
+        drawing = _outermost({n for n in names if _within(n, PRESENTATION)})
+        if _within(module, SHELL) or _within(module, PRESENTATION):
+            if _within(module, QT_FREE_GUI):
+                bad += [f"{module}: {n} (Qt-free GUI module)" for n in qt]
             continue
-        offenders += [f"{rel}: {m}" for m in _imports(path) if m.split(".")[0] in QT]
-    assert not offenders, offenders
+        bad += [f"{module}: {n} (Qt outside the presentation layer)" for n in qt]
+        if module.startswith("pairlab.") or module == "pairlab":
+            bad += [f"{module}: {n} (the core imports the presentation layer)" for n in drawing]
+        elif _within(module, PLUGIN_KINDS_WITHOUT_DRAWING):
+            bad += [f"{module}: {n} (an algorithm, data set or metric plugin draws)" for n in drawing]
+    bad += [f"import cycle: {' <-> '.join(c)}" for c in cycles(import_graph(files))]
+    return bad
+
+
+def test_the_layering_holds():
+    assert layering_violations(ROOT) == []
+
+
+def _fake_tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return tmp_path
+
+
+def test_the_layering_check_catches_each_kind_of_violation(tmp_path):
+    root = _fake_tree(tmp_path, {
+        "pairlab/__init__.py": "",
+        "pairlab/a.py": "from . import b\n",
+        "pairlab/b.py": "def f():\n    from .a import x\n",
+        "pairlab/core.py": "from .gui import app\n",
+        "pairlab/gui/__init__.py": "",
+        "pairlab/gui/app.py": "from PySide6 import QtCore\n",
+        "pairlab/gui/model.py": "import pyqtgraph\n",
+        "plugins/pairlab_builtins/__init__.py": "",
+        "plugins/pairlab_builtins/algorithms/__init__.py": "",
+        "plugins/pairlab_builtins/algorithms/algo.py": "import pairlab.gui\n",
+        "plugins/pairlab_builtins/datasets/__init__.py": "",
+        "plugins/pairlab_builtins/datasets/data.py": "from PySide6.QtGui import QColor\n",
+        "plugins/pairlab_builtins/reproductions/__init__.py": "",
+        "plugins/pairlab_builtins/reproductions/fig.py": "def draw():\n    from pairlab.render import x\n",
+    })
+    found = layering_violations(root)
+    assert ("pairlab_builtins.algorithms.algo: pairlab.gui (an algorithm, data set or metric plugin draws)"
+            in found)
+    assert "pairlab_builtins.datasets.data: PySide6.QtGui (Qt outside the presentation layer)" in found
+    assert "pairlab.core: pairlab.gui (the core imports the presentation layer)" in found
+    assert "pairlab.gui.model: pyqtgraph (Qt-free GUI module)" in found
+    assert "import cycle: pairlab.a <-> pairlab.b" in found
+    # allowed: the app imports Qt, a reproduction draws through pairlab.render
+    assert not any(v.startswith(("pairlab.gui.app", "pairlab_builtins.reproductions")) for v in found)
+    assert len(found) == 5
 
 
 def test_running_an_algorithm_loads_no_qt():
