@@ -15,6 +15,7 @@ import numpy as np
 
 from .constraints import Constraints
 from .dataset import Dataset
+from .explanation import Bars, Explanation, argmax_or_none, component_labels
 from .params import Param, resolve_params
 from .state import State
 
@@ -30,6 +31,12 @@ class Algorithm:
     a teacher place starting means) and ``hard_constraints`` (the algorithm cannot honour
     contradictory links and rejects them).
 
+    Optional half-steps: an algorithm whose iteration has two phases names them in ``phases`` (in
+    the order :meth:`step` applies them, e.g. ``("M-step", "E-step")``) and implements
+    :meth:`half_step` and :meth:`finish_step` with ``finish_step(half_step(s))`` equal to
+    ``step(s)`` bit for bit; :class:`~pairlab.Run` can then step by halves. :meth:`explain` gives
+    the numbers behind one point's label.
+
     Parameters named ``max_iter`` and ``tol`` have a conventional meaning: :class:`~pairlab.Run`
     stops after ``max_iter`` steps, and the default :meth:`converged` compares objectives with
     ``tol``.
@@ -42,6 +49,7 @@ class Algorithm:
     uses_constraints: ClassVar[bool] = True
     accepts_means_init: ClassVar[bool] = False
     hard_constraints: ClassVar[bool] = False
+    phases: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
         self,
@@ -75,6 +83,28 @@ class Algorithm:
     def step(self, state: State) -> State:
         """Return the state one iteration after ``state`` (which must not be modified)."""
         raise NotImplementedError
+
+    def half_step(self, state: State) -> State:
+        """The state after the first phase (``phases[0]``) of the iteration that follows ``state``.
+
+        Its ``phase`` is ``phases[0]`` and its ``iteration`` is ``state.iteration + 1``.
+        """
+        raise NotImplementedError(f"{self.name} steps whole iterations only")
+
+    def finish_step(self, half: State) -> State:
+        """Complete the iteration :meth:`half_step` started (the second phase)."""
+        raise NotImplementedError(f"{self.name} steps whole iterations only")
+
+    def explain(self, state: State, index: int) -> Explanation | None:
+        """The numbers behind point ``index``'s label at ``state`` (default: its soft labels)."""
+        r = state.responsibilities
+        if r is None:
+            return None
+        row = np.asarray(r[index])
+        return Explanation(
+            point=index, phase=state.phase or "step",
+            equation=f"{self.title}: soft labels of the point",
+            bars=(Bars("soft labels", component_labels(row.size), row, argmax_or_none(row)),))
 
     def converged(self, previous: State, current: State) -> bool:
         """Default test: the objective moved by less than ``tol`` (or labels stopped changing)."""

@@ -7,6 +7,7 @@ only their E-step (and, where the paper says so, the update of the mixing weight
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -14,6 +15,7 @@ from scipy import linalg
 
 from .algorithm import Algorithm
 from .errors import InvalidInputError
+from .explanation import Bars, Explanation
 from .params import Param
 from .state import State
 
@@ -203,9 +205,52 @@ class MixtureAlgorithm(Algorithm):
         weights, means, covs = initial_parameters(self.X, self.params, self.rng)
         return self.make_state(0, weights, means, covs)
 
+    phases: ClassVar[tuple[str, ...]] = ("M-step", "E-step")
+    #: the E-step as the paper writes it, shown by :meth:`explain`
+    e_step_equation: ClassVar[str] = (
+        "E-step: r_ik = α_k N(x_i | μ_k, Σ_k) / Σ_j α_j N(x_i | μ_j, Σ_j)")
+    m_step_equation: ClassVar[str] = (
+        "M-step: α_k = N_k / N,  μ_k = Σ_i r_ik x_i / N_k,  "
+        "Σ_k = Σ_i r_ik (x_i - μ_k)(x_i - μ_k)ᵀ / N_k,  N_k = Σ_i r_ik")
+
     def step(self, state: State) -> State:
-        weights, means, covs = self.m_step(state)
-        return self.make_state(state.iteration + 1, weights, means, covs)
+        return self.finish_step(self.half_step(state))
+
+    def half_step(self, state: State) -> State:
+        """The M-step: new parameters, the posteriors still those of ``state``."""
+        parameters = tuple(self.m_step(state))
+        weights, means, covs = parameters[:3]
+        model = {**state.model, "weights": weights, "means": means, "covariances": covs,
+                 "precisions_cholesky": precision_cholesky(covs)}
+        return State(iteration=state.iteration + 1, labels=state.labels,
+                     responsibilities=state.responsibilities, objective=None,
+                     objective_name=self.objective_name, model=model,
+                     extras={"parameters": parameters, "previous_extras": state.extras},
+                     phase=self.phases[0])
+
+    def finish_step(self, half: State) -> State:
+        """The E-step under the parameters :meth:`half_step` chose."""
+        return self.state_from_parameters(half.iteration, half.extras["parameters"],
+                                          half.extras["previous_extras"])
+
+    def state_from_parameters(self, iteration: int, parameters: tuple[np.ndarray, ...],
+                              previous_extras: Mapping[str, Any]) -> State:
+        """The whole state for M-step output ``parameters`` (runs the E-step)."""
+        return self.make_state(iteration, *parameters)
+
+    def explain(self, state: State, index: int) -> Explanation | None:
+        """The E-step's numbers for one point: its responsibilities (and, after the M-step
+        half, the responsibilities the coming E-step will give under the new parameters)."""
+        r = np.asarray(state.responsibilities[index])
+        labels = tuple(f"k={j}" for j in range(r.size))
+        if state.phase == self.phases[0]:
+            return Explanation(
+                point=index, phase=state.phase, equation=self.m_step_equation,
+                text=("The M-step moved the Gaussians using these responsibilities (from the "
+                      "previous E-step); the next half-step recomputes them."),
+                bars=(Bars("responsibilities used by the M-step", labels, r, int(r.argmax())),))
+        return Explanation(point=index, phase="E-step", equation=self.e_step_equation,
+                           bars=(Bars("responsibilities r_ik", labels, r, int(r.argmax())),))
 
     def make_state(self, iteration: int, weights: np.ndarray, means: np.ndarray,
                    covs: np.ndarray, **model: np.ndarray) -> State:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -11,6 +12,7 @@ from .algorithm import Algorithm
 from .constraints import Constraints
 from .dataset import Dataset
 from .errors import PairlabError, PluginError
+from .explanation import Explanation
 from .state import State
 
 __all__ = ["Run", "validate_state"]
@@ -58,6 +60,11 @@ class Run:
     never recompute, and :meth:`step` past the end computes the next state. The same inputs and
     seed give the same states, bit for bit.
 
+    For an algorithm with two ``phases`` per iteration, :meth:`half_step` and :meth:`half_back`
+    move by halves: ``halves[i]`` is the state after the first phase of the iteration that
+    follows ``history[i]`` (kept for every iteration computed, so stepping by halves or whole
+    iterations gives the same states); :attr:`on_half` says the cursor is on it.
+
     Listeners registered with :meth:`subscribe` are called as ``listener(event, run)`` with
     ``event`` one of ``"state"`` (the cursor moved), ``"converged"`` and ``"reset"``.
     """
@@ -87,6 +94,8 @@ class Run:
         self.params = dict(self.algorithm.params)
         self.converged = False
         self.history: list[State] = []
+        self.halves: dict[int, State] = {}
+        self.on_half = False
         self.index = -1
         self._push(self._call(self.algorithm.initialize))
 
@@ -104,7 +113,36 @@ class Run:
     def _push(self, state: State) -> None:
         self.history.append(state)
         self.index = len(self.history) - 1
+        self.on_half = False
         self._emit("state")
+
+    @property
+    def has_phases(self) -> bool:
+        return len(self.algorithm_class.phases) == 2
+
+    def _half_of_last(self) -> State:
+        """The half-state after the last whole state, computed once."""
+        last = len(self.history) - 1
+        if last not in self.halves:
+            half = self._call(self.algorithm.half_step, self.history[last])
+            if half.phase != self.algorithm_class.phases[0]:
+                raise PluginError(f"algorithm {self.algorithm_class.name!r} returned a half-step "
+                                  f"state with phase {half.phase!r}, expected "
+                                  f"{self.algorithm_class.phases[0]!r}")
+            self.halves[last] = half
+        return self.halves[last]
+
+    def _compute_next(self) -> State:
+        prev = self.history[-1]
+        if self.has_phases:
+            new = self._call(self.algorithm.finish_step, self._half_of_last())
+        else:
+            new = self._call(self.algorithm.step, prev)
+        self._push(new)
+        if not self.converged and self.algorithm.converged(prev, new):
+            self.converged = True
+            self._emit("converged")
+        return new
 
     def _emit(self, event: str) -> None:
         for listener in list(self._listeners):
@@ -119,7 +157,9 @@ class Run:
 
     @property
     def state(self) -> State:
-        """The state under the cursor."""
+        """The state under the cursor (a half-step state when :attr:`on_half`)."""
+        if self.on_half:
+            return self.halves[self.index]
         return self.history[self.index]
 
     @property
@@ -131,23 +171,49 @@ class Run:
         return self.index == len(self.history) - 1
 
     def step(self) -> State:
-        """Move one iteration forward: replay history, or compute a new state at the end."""
+        """Move one iteration forward: replay history, or compute a new state at the end.
+
+        From a half-step state, finish that iteration."""
+        self.on_half = False
         if not self.at_end:
             self.index += 1
             self._emit("state")
             return self.state
-        prev = self.history[-1]
-        new = self._call(self.algorithm.step, prev)
-        self._push(new)
-        if not self.converged and self.algorithm.converged(prev, new):
-            self.converged = True
-            self._emit("converged")
-        return new
+        return self._compute_next()
 
     def back(self) -> State:
-        """Move one iteration back (a no-op at iteration 0)."""
-        if self.index > 0:
+        """Move one iteration back (a no-op at iteration 0); from a half-step state, to the
+        whole state it started from."""
+        if self.on_half:
+            self.on_half = False
+            self._emit("state")
+        elif self.index > 0:
             self.index -= 1
+            self._emit("state")
+        return self.state
+
+    def half_step(self) -> State:
+        """Move forward by one phase (by one iteration when the algorithm has no phases)."""
+        if not self.has_phases:
+            return self.step()
+        if self.on_half:
+            return self.step()
+        if self.index not in self.halves:
+            if not self.at_end:  # history computed without halves (e.g. restored): whole steps
+                return self.step()
+            self._half_of_last()
+        self.on_half = True
+        self._emit("state")
+        return self.state
+
+    def half_back(self) -> State:
+        """Move back by one phase; never recomputes."""
+        if self.on_half:
+            self.on_half = False
+            self._emit("state")
+        elif self.index > 0:
+            self.index -= 1
+            self.on_half = (self.index in self.halves)
             self._emit("state")
         return self.state
 
@@ -156,8 +222,34 @@ class Run:
         if not 0 <= index < len(self.history):
             raise IndexError(f"iteration {index} is not in the history (0..{len(self.history) - 1})")
         self.index = index
+        self.on_half = False
         self._emit("state")
         return self.state
+
+    def drop_after(self, index: int) -> None:
+        """Forget every state after ``history[index]`` (and its half-step), e.g. before editing."""
+        if not 0 <= index < len(self.history):
+            raise IndexError(f"iteration {index} is not in the history (0..{len(self.history) - 1})")
+        del self.history[index + 1:]
+        self.halves = {i: h for i, h in self.halves.items() if i < index}
+        self.index = min(self.index, index)
+        self.on_half = False
+        self.converged = False
+        self._emit("state")
+
+    def explain(self, index: int) -> Explanation | None:
+        """The numbers behind point ``index``'s label in the state under the cursor, or None
+        when the algorithm cannot say (a plugin that fails here is reported, never fatal)."""
+        if not 0 <= index < self.dataset.n_samples:
+            raise IndexError(f"point {index} is not in the data set (0..{self.dataset.n_samples - 1})")
+        try:
+            return self.algorithm.explain(self.state, index)
+        except PairlabError:
+            raise
+        except Exception as exc:  # the plugin's failure, not the caller's
+            warnings.warn(f"algorithm {self.algorithm_class.name!r} could not explain point "
+                          f"{index}: {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
+            return None
 
     def run(self, max_iter: int | None = None) -> State:
         """Step until converged or ``max_iter`` total iterations (default: the algorithm's)."""
@@ -165,6 +257,7 @@ class Run:
         if limit is None:
             limit = 100
         self.index = len(self.history) - 1
+        self.on_half = False
         while not self.converged and len(self.history) - 1 < limit:
             self.step()
         return self.state

@@ -38,6 +38,9 @@ class State:
         exemplar, ``centers`` (k, d).
     extras : mapping
         Anything else an algorithm wants to keep (not validated, not drawn).
+    phase : str
+        "" for the state at the end of an iteration; for a half-step state (see
+        :meth:`pairlab.Algorithm.half_step`) the name of the phase just applied, e.g. "M-step".
 
     Arrays are made read-only on construction: a state is a record, never a work buffer.
     """
@@ -49,6 +52,7 @@ class State:
     objective_name: str = "objective"
     model: Mapping[str, np.ndarray] = field(default_factory=dict)
     extras: Mapping[str, Any] = field(default_factory=dict)
+    phase: str = ""
 
     def __post_init__(self) -> None:
         _frozen(self.labels)
@@ -71,6 +75,7 @@ class State:
             return False
         same = (
             self.iteration == other.iteration
+            and self.phase == other.phase
             and np.array_equal(self.labels, other.labels)
             and (self.objective == other.objective or
                  (self.objective is not None and other.objective is not None

@@ -8,12 +8,14 @@ everything here, and with ``m_K = 1`` the two are the same algorithm.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
 from pairlab import hookimpl
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Bars, Explanation
 from pairlab.mixture import (
     MIXTURE_PARAMS,
     MixtureAlgorithm,
@@ -105,8 +107,9 @@ class GMPR(MixtureAlgorithm):
             )
         return self._state(0, alpha, means, covs, pi)
 
-    def step(self, state: State) -> State:
-        return self._state(state.iteration + 1, *self.m_step(state))
+    def state_from_parameters(self, iteration: int, parameters: tuple[np.ndarray, ...],
+                              previous_extras: Mapping[str, Any]) -> State:
+        return self._state(iteration, *parameters)
 
     def class_log_densities(self, X: np.ndarray, means: np.ndarray, prec_chol: np.ndarray,
                             pi: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -172,6 +175,50 @@ class GMPR(MixtureAlgorithm):
             pi = nk / per_class[self.class_of_component]
         alpha = self.links.class_proportions(state.extras["class_counts"], state.model["weights"])
         return alpha, means, covs, pi
+
+    def explain(self, state: State, index: int) -> Explanation | None:
+        """Eq. 11 for a free point; for a linked point also the joint posterior of its class and
+        a link partner's (eq. 12 for must-links, eq. 14 for cannot-links), computed exactly over
+        the whole link network by clamping the point to each class in turn:
+        q(z_i = m, z_j = m') = q(z_i = m) q(z_j = m' | z_i = m)."""
+        base = super().explain(state, index)
+        c = self.constraints
+        if state.phase or not len(c):
+            return base
+        partners = [(int(b), "must-link") for a, b in c.must_link if a == index]
+        partners += [(int(a), "must-link") for a, b in c.must_link if b == index]
+        partners += [(int(b), "cannot-link") for a, b in c.cannot_link if a == index]
+        partners += [(int(a), "cannot-link") for a, b in c.cannot_link if b == index]
+        if not partners:
+            return base
+        partner, kind = partners[0]
+        model = state.model
+        M = model["weights"].size
+        pi = model.get("component_weights", np.ones(model["means"].shape[0]))
+        log_dens, _ = self.class_log_densities(self.X, model["means"], model["precisions_cholesky"], pi)
+        with np.errstate(divide="ignore"):
+            log_alpha = np.log(model["weights"])
+        q_i = np.asarray(state.responsibilities[index])
+        joint = np.zeros((M, M))
+        for m in range(M):
+            if q_i[m] <= 0:
+                continue
+            clamped = log_dens.copy()
+            clamped[index, np.arange(M) != m] = -np.inf
+            q = self.links.class_posteriors(clamped, log_alpha)[0]
+            joint[m] = q_i[m] * q[partner]
+        labels = [f"({m},{mm})" for m in range(M) for mm in range(M)]
+        values = joint.ravel()
+        equation = (
+            "GM-PR eq. 12: a must-linked pair shares one label, q(z_ij = m) ∝ p(x_i | m) p(x_j | m) α_m"
+            if kind == "must-link" else
+            "GM-PR eq. 14 with the prior of eq. 7: q(z_a = m, z_b = m') ∝ p(x_a | m) p(x_b | m') "
+            "α_m α_m' / (1 − Σ α²) for m ≠ m', 0 for m = m'")
+        bars = (*base.bars, Bars(f"joint posterior of ({index}, {partner}), {kind}", labels, values,
+                                 int(values.argmax())))
+        text = (f"Point {index} is {kind}ed to {len(partners)} point(s); the joint is with point "
+                f"{partner}, over the whole link network.")
+        return Explanation(point=index, phase="E-step", equation=equation, bars=bars, text=text)
 
     def predict_proba(self, state: State, X: np.ndarray) -> np.ndarray:
         """Class posteriors of unseen points (eq. 11; eq. 27 with several clusters per class)."""

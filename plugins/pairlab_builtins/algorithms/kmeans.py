@@ -7,6 +7,7 @@ import numpy as np
 from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.centroids import cluster_means
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Bars, Explanation
 from pairlab.mixture import kmeans_plusplus
 
 
@@ -58,9 +59,33 @@ class KMeans(Algorithm):
             )
         return self._state(0, np.array(centers, dtype=float))
 
+    phases = ("update centres", "assign points")
+
     def step(self, state: State) -> State:
+        return self.finish_step(self.half_step(state))
+
+    def half_step(self, state: State) -> State:
+        """Lloyd's update: every centre to the mean of its points; the labels not yet moved."""
         centers = cluster_means(self.X, state.labels, state.model["centers"])
-        return self._state(state.iteration + 1, centers)
+        return State(state.iteration + 1, state.labels, objective=None, objective_name="inertia",
+                     model={"centers": centers, "means": centers}, phase=self.phases[0])
+
+    def finish_step(self, half: State) -> State:
+        """Assignment: every point to its nearest centre."""
+        return self._state(half.iteration, np.asarray(half.model["centers"]))
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The squared distances the assignment compares, ||x_i - c_k||^2."""
+        centers = np.asarray(state.model["centers"])
+        d2 = _sq_distances(self.X[index:index + 1], centers)[0]
+        names = [f"k={k}" for k in range(d2.size)]
+        if state.phase:
+            bars = Bars("squared distance to each new centre", names, d2, int(d2.argmin()),
+                        lower_is_better=True)
+            return Explanation(index, state.phase, "c_k = mean of the points assigned to k", (bars,),
+                               text="The next half-step assigns the point to the nearest centre.")
+        bars = Bars("squared distance to each centre", names, d2, int(d2.argmin()), lower_is_better=True)
+        return Explanation(index, "assign points", "z_i = argmin_k ||x_i - c_k||²", (bars,))
 
     def converged(self, previous: State, current: State) -> bool:
         return bool(np.array_equal(previous.labels, current.labels))

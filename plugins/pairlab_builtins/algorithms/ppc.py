@@ -48,6 +48,7 @@ The algorithm is below; its posteriors (exact, Gibbs, mean field) and the prior 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -197,10 +198,11 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
         self._ignore_omega = omega == "ignore"
 
     # -- EM -------------------------------------------------------------------------------------
-    def step(self, state: State) -> State:
-        self._warm = dict(state.extras)
+    def state_from_parameters(self, iteration: int, parameters: tuple[np.ndarray, ...],
+                              previous_extras: Mapping[str, Any]) -> State:
+        self._warm = dict(previous_extras)  # Gibbs and mean field start from the last posteriors
         try:
-            return super().step(state)
+            return super().state_from_parameters(iteration, parameters, previous_extras)
         finally:
             self._warm = None
 

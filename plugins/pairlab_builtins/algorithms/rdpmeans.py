@@ -53,6 +53,7 @@ import scipy.sparse as sp
 
 from pairlab import Algorithm, Constraints, Dataset, Param, State, hookimpl
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Bars, Explanation
 
 from . import rdpmeans_passes
 from .rdpmeans_passes import (
@@ -333,6 +334,29 @@ class RDPMeans(Algorithm):
         if m:
             extras["visited"] = ctx.order[first:stop]
         return self._state(state.iteration + 1, new_labels, centers, objective, terms, extras)
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The K + 1 costs of section 4.3 for point i under this state's centres, labels and xi:
+        D(x_i, mu_k) - xi1 f_ki + xi2 s_ik for each cluster k, and lambda for a new cluster (the
+        choice Algorithm 1 would make if it visited i next)."""
+        centers = np.asarray(state.model["centers"])
+        K = centers.shape[0]
+        d = self.geometry.pairwise(self.geometry.Y[index:index + 1], centers)[0]
+        xi = float(state.extras.get("xi", 0.0))
+        link = np.zeros(K)
+        if self.links is not None:
+            lo, hi = self.links.indptr[index], self.links.indptr[index + 1]
+            partners = self.links.indices[lo:hi]
+            link = np.bincount(np.asarray(state.labels)[partners], self.links.data[lo:hi], minlength=K)[:K]
+        costs = np.append(d - xi * link, self.lambda_value)
+        labels = [f"k={k}" for k in range(K)] + ["new"]
+        return Explanation(
+            point=index, phase="assignment pass",
+            equation="Algorithm 1 (section 4.3): z_i = argmin_k D(x_i, μ_k) − ξ₁ f_ki + ξ₂ s_ik, "
+                     "or a new cluster when every cost is ≥ λ",
+            bars=(Bars("cost of each choice", labels, costs, int(costs.argmin()), lower_is_better=True),
+                  Bars("divergence D(x_i, μ_k)", labels[:-1], d, int(d.argmin()), lower_is_better=True)),
+            text=f"ξ = {xi:.3g}; f_ki / s_ik count the point's may-links / may-not-links in cluster k.")
 
     def converged(self, previous: State, current: State) -> bool:
         """Section 5: the assignments did not change for ``stable_passes`` passes in a row."""
