@@ -115,37 +115,37 @@ def test_launch_defaults(qtbot):
     window.show()
     assert window.wait_idle(20)
     assert lab.panes[0].run is not None and lab.panes[0].error is None
-    view = window.pane_views[0]
+    view = window.presentation.pane_views[0]
     assert len(view.canvas.layers.scatter.data) == lab.dataset.n_samples
     assert lab.constraints.n_must_link == 3 and lab.constraints.n_cannot_link == 3
-    assert window.dataset_combo.count() == len(lab.dataset_names())
-    assert window.pane_configs[0].combo.count() == len(names)
+    assert window.setup.dataset_combo.count() == len(lab.dataset_names())
+    assert window.setup.pane_configs[0].combo.count() == len(names)
 
 
 def test_play_until_convergence(qtbot, registry):
     window = make_window(qtbot, registry, ("test-shrink", "gmm"), params={0: {"stop": 4}})
-    window.speed.setValue(30)
+    window.transport.speed.setValue(30)
     window.play()
-    qtbot.waitUntil(lambda: not window.playing, timeout=20000)
+    qtbot.waitUntil(lambda: not window.transport.playing, timeout=20000)
     lab = window.lab
     assert all(p.finished and p.error is None for p in lab.panes)
     assert lab.panes[0].last_index == 4
     assert lab.iteration == lab.max_index
-    assert window.slider.value() == lab.max_index
-    assert "converged" in window.pane_views[0].header.text()
-    assert "purity" in window.pane_views[0].metrics.text()
+    assert window.transport.slider.value() == lab.max_index
+    assert "converged" in window.presentation.pane_views[0].header.text()
+    assert "purity" in window.presentation.pane_views[0].metrics.text()
 
 
 def test_step_back_restores_the_earlier_state_exactly(qtbot, registry):
     window = make_window(qtbot, registry, ("test-shrink",), params={0: {"stop": 6}})
     lab, pane = window.lab, window.lab.panes[0]
-    layers = window.pane_views[0].canvas.layers
+    layers = window.presentation.pane_views[0].canvas.layers
     seen = {}
     for _ in range(6):
         window.step_forward()
         assert window.wait_idle(10)
         seen[lab.iteration] = (lab.state(pane), layers.scatter.data["brush"].copy(),
-                               window.slider.value())
+                               window.transport.slider.value())
     steps = Shrink.steps
     for t in (5, 4, 3, 2):
         window.step_back()
@@ -153,21 +153,21 @@ def test_step_back_restores_the_earlier_state_exactly(qtbot, registry):
         state, brushes, slider = seen[t]
         assert lab.state(pane) is state
         assert all(a is b for a, b in zip(layers.scatter.data["brush"], brushes, strict=True))
-        assert window.slider.value() == slider == t
+        assert window.transport.slider.value() == slider == t
     window.seek(5)
     assert lab.state(pane) is seen[5][0]
     assert Shrink.steps == steps
 
 
 def _click(qtbot, window, index, pane=0):
-    canvas = window.pane_views[pane].canvas
+    canvas = window.presentation.pane_views[pane].canvas
     x, y = window.lab.dataset.view[index]
     qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton,
                      pos=canvas.widget_pos(float(x), float(y)))
 
 
 def _click_xy(qtbot, window, x, y, pane=0):
-    canvas = window.pane_views[pane].canvas
+    canvas = window.presentation.pane_views[pane].canvas
     qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton,
                      pos=canvas.widget_pos(float(x), float(y)))
 
@@ -182,8 +182,8 @@ def test_links_by_clicking_points(qtbot, registry):
     k = int(np.argmax(xy[:, 1]))
     window.set_tool("must")
     _click(qtbot, window, i)
-    assert window.pending_point == i
-    assert window.pane_views[1].canvas.layers.selection.isVisible()
+    assert window.editing.pending_point == i
+    assert window.presentation.pane_views[1].canvas.layers.selection.isVisible()
     _click(qtbot, window, j, pane=1)  # either pane: they share the data
     assert lab.base.must_link.tolist() == [sorted([i, j])]
     window.set_tool("cannot")
@@ -191,7 +191,7 @@ def test_links_by_clicking_points(qtbot, registry):
     _click(qtbot, window, k)
     assert lab.base.cannot_link.tolist() == [sorted([j, k])]
     assert window.wait_idle(10)
-    layers = window.pane_views[0].canvas.layers
+    layers = window.presentation.pane_views[0].canvas.layers
     assert layers.links["must"].isVisible() and layers.links["cannot"].isVisible()
     dashed = (QtCore.Qt.PenStyle.DashLine, QtCore.Qt.PenStyle.CustomDashLine)
     assert layers.links["cannot"].opts["pen"].style() in dashed
@@ -201,7 +201,7 @@ def test_links_by_clicking_points(qtbot, registry):
     mid = (xy[i] + xy[j]) / 2
     _click_xy(qtbot, window, *mid)
     assert lab.base.n_must_link == 0 and lab.base.n_cannot_link == 1
-    window.undo()
+    window.editing.undo()
     assert lab.base.n_must_link == 1
 
 
@@ -218,28 +218,28 @@ def test_place_initial_means_by_clicking(qtbot, registry):
     assert pane.error is None
     np.testing.assert_allclose(pane.run.history[0].model["centers"], [[0.0, 0.5], [1.0, -0.3]],
                                atol=0.05)
-    assert window.pane_views[0].canvas.layers.init_means.isVisible()
+    assert window.presentation.pane_views[0].canvas.layers.init_means.isVisible()
 
 
 def test_random_links_and_noise_widgets(qtbot, registry):
     window = make_window(qtbot, registry, links=None)
-    window.n_must.setValue(4)
-    window.n_cannot.setValue(6)
-    window.add_random_links()
+    window.editing.n_must.setValue(4)
+    window.editing.n_cannot.setValue(6)
+    window.editing.add_random_links()
     lab = window.lab
     assert (lab.base.n_must_link, lab.base.n_cannot_link) == (4, 6)
-    window.set_noise(0.3)
+    window.editing.set_noise(0.3)
     assert lab.noise == 0.3 and lab.constraints != lab.base and len(lab.constraints) == 10
-    assert "30%" in window.links_label.text()
-    window.clear_links()
+    assert "30%" in window.editing.links_label.text()
+    window.editing.clear_links()
     assert len(lab.base) == 0
 
 
 def test_session_save_and_open_round_trip(qtbot, registry, tmp_path):
     window = make_window(qtbot, registry, ("test-shrink", "gmm"), params={0: {"stop": 4}})
-    window.set_noise(0.2)
-    window.act_ellipses.setChecked(False)
-    window._toggle_view()
+    window.editing.set_noise(0.2)
+    window.presentation.act_ellipses.setChecked(False)
+    window.presentation.toggle_view()
     window.step_forward()  # while the runs are rebuilt: done once they are ready
     assert window.wait_idle(10)
     for _ in range(2):
@@ -257,7 +257,7 @@ def test_session_save_and_open_round_trip(qtbot, registry, tmp_path):
     a, b = window.lab, other.lab
     assert b.iteration == 3 and b.constraints == a.constraints and b.noise == 0.2
     assert [p.name for p in b.panes] == ["test-shrink", "gmm"]
-    assert len(other.pane_views) == 2 and not other.show_ellipses
+    assert len(other.presentation.pane_views) == 2 and not other.presentation.show_ellipses
     for pa, pb in zip(a.panes, b.panes, strict=True):
         assert pa.run.state.equals(pb.run.state)
     # a bad file leaves the app working and says why
@@ -271,7 +271,7 @@ def test_session_save_and_open_round_trip(qtbot, registry, tmp_path):
 
 def test_autosave_writes_and_offers_restore(qtbot, registry, tmp_path):
     window = make_window(qtbot, registry)
-    path = window.autosave()
+    path = window.files.autosave()
     assert path.parent == tmp_path / "autosave"
     data = json.loads(path.read_text())
     assert data["clean_exit"] is False and data["format"] == "pairlab-session"
@@ -284,9 +284,9 @@ def test_autosave_writes_and_offers_restore(qtbot, registry, tmp_path):
 
 def test_nan_algorithm_stops_with_a_message_and_the_app_keeps_working(qtbot, registry):
     window = make_window(qtbot, registry, ("test-nan", "test-shrink"))
-    window.speed.setValue(30)
+    window.transport.speed.setValue(30)
     window.play()
-    qtbot.waitUntil(lambda: not window.playing, timeout=20000)
+    qtbot.waitUntil(lambda: not window.transport.playing, timeout=20000)
     bad, good = window.lab.panes
     assert bad.error is not None and "NaN" in bad.error and "test-nan" in bad.error
     assert "NaN" in window.banner.text()
@@ -295,7 +295,7 @@ def test_nan_algorithm_stops_with_a_message_and_the_app_keeps_working(qtbot, reg
     window.run_to_end()
     assert window.wait_idle(10)
     assert good.finished and good.error is None and good.last_index == 5
-    window.pane_configs[0].combo.setCurrentIndex(window.pane_configs[0].combo.findData("test-shrink"))
+    window.setup.pane_configs[0].combo.setCurrentIndex(window.setup.pane_configs[0].combo.findData("test-shrink"))
     assert window.wait_idle(10)
     assert window.lab.panes[0].name == "test-shrink" and window.lab.panes[0].error is None
 
@@ -306,7 +306,7 @@ def test_plugin_exception_is_reported_readably(qtbot, registry):
     assert window.wait_idle(10)
     pane = window.lab.panes[0]
     assert "KeyError" in pane.error and "bug in the plugin" in pane.error
-    assert "stopped: error" in window.pane_views[0].header.text()
+    assert "stopped: error" in window.presentation.pane_views[0].header.text()
     assert not window.step_forward()  # nothing more to compute, no exception
 
 
@@ -314,7 +314,7 @@ def test_broken_plugin_is_listed_and_does_not_stop_the_app(qtbot, registry):
     info = registry.register(_Broken(), name="broken-plugin")
     assert not info.ok and registry.failures
     window = make_window(qtbot, registry)
-    dialog = window.show_plugins()
+    dialog = window.help.show_plugins()
     text = dialog.browser.toPlainText()
     assert "broken-plugin" in text and "FAILED" in text and "broken on purpose" in text
     assert "gui-test-plugin" in text
@@ -331,7 +331,7 @@ def test_plugin_that_cannot_be_imported_is_listed(qtbot):
     bad = metadata.EntryPoint(name="ghost", value="pairlab_no_such_module_xyz", group="pairlab")
     registry = Registry(external=True, entry_points=[*metadata.entry_points(group="pairlab"), bad])
     window = make_window(qtbot, registry, ("kmeans",), params={0: {"n_clusters": 2}})
-    text = window.show_plugins().browser.toPlainText()
+    text = window.help.show_plugins().browser.toPlainText()
     assert "ghost" in text and "failed to import" in text and "No module named" in text
     window.run_to_end()
     assert window.wait_idle(10) and window.lab.panes[0].run.converged
@@ -344,22 +344,22 @@ def test_long_steps_run_off_the_gui_thread_and_can_be_cancelled(qtbot, registry)
     timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     timer.start(20)
     window.run_to_end()
-    qtbot.waitUntil(lambda: window.progress.isVisible(), timeout=3000)
+    qtbot.waitUntil(lambda: window.transport.progress.isVisible(), timeout=3000)
     qtbot.wait(500)
     assert len(ticks) >= 10  # the event loop kept running while the worker computed
-    window.cancel()
+    window.transport.cancel()
     assert window.wait_idle(5)
     timer.stop()
     pane = window.lab.panes[0]
     assert 1 <= pane.last_index < 10 and not pane.finished
-    assert not window.progress.isVisible()
+    assert not window.transport.progress.isVisible()
 
 
 def test_cancel_while_runs_are_built_leaves_no_pane_behind(qtbot, registry):
     window = make_window(qtbot, registry, ("test-slow-start", "test-shrink"))
-    window.run_seed.setValue(3)  # a new algorithm seed rebuilds both panes
+    window.setup.run_seed.setValue(3)  # a new algorithm seed rebuilds both panes
     assert window.executor.busy
-    window.cancel()
+    window.transport.cancel()
     assert window.wait_idle(10)
     assert all(p.run is not None and p.error is None for p in window.lab.panes)
     assert window.lab.seed == 3
@@ -373,21 +373,22 @@ def test_keyboard_shortcuts(qtbot, registry):
     qtbot.keyClick(window, QtCore.Qt.Key.Key_Left)
     assert window.lab.iteration == 0
     qtbot.keyClick(window, QtCore.Qt.Key.Key_M)
-    assert window.tool == "must"
+    assert window.editing.tool == "must"
     qtbot.keyClick(window, QtCore.Qt.Key.Key_C)
-    assert window.tool == "cannot"
+    assert window.editing.tool == "cannot"
     keys = {a.shortcut().toString() for a in window.actions()}
     assert {"Space", "Right", "Left", "M", "C", "D", "Ctrl+S", "Ctrl+O", "F11"} <= keys
 
 
 def test_presentation_mode(qtbot, registry):
     window = make_window(qtbot, registry)
-    small = window.pane_views[0].canvas.layers.scatter.opts["size"]
-    window.toggle_presentation(on=True)
-    assert window.presenting and window.pane_views[0].canvas.layers.scatter.opts["size"] > small
+    small = window.presentation.pane_views[0].canvas.layers.scatter.opts["size"]
+    window.presentation.toggle_presentation(on=True)
+    assert (window.presentation.presenting
+            and window.presentation.pane_views[0].canvas.layers.scatter.opts["size"] > small)
     assert not window.dock.isVisible()
-    window.toggle_presentation(on=False)
-    assert window.pane_views[0].canvas.layers.scatter.opts["size"] == small
+    window.presentation.toggle_presentation(on=False)
+    assert window.presentation.pane_views[0].canvas.layers.scatter.opts["size"] == small
 
 
 def test_exports_are_not_blank(qtbot, registry, tmp_path):
@@ -414,10 +415,10 @@ def test_exports_are_not_blank(qtbot, registry, tmp_path):
 
 def test_compare_panes_and_parameter_form(qtbot, registry):
     window = make_window(qtbot, registry, ("test-shrink",))
-    window.add_pane("gmm")
+    window.setup.add_pane("gmm")
     assert window.wait_idle(10)
-    assert len(window.pane_views) == 2 and window.lab.panes[1].run is not None
-    form = window.pane_configs[0].form
+    assert len(window.presentation.pane_views) == 2 and window.lab.panes[1].run is not None
+    form = window.setup.pane_configs[0].form
     field = form.fields["stop"]
     field.setValue(2)  # a spin box: committed at once
     assert window.wait_idle(10)
@@ -425,13 +426,13 @@ def test_compare_panes_and_parameter_form(qtbot, registry):
     window.run_to_end()
     assert window.wait_idle(10)
     assert window.lab.panes[0].last_index == 2
-    gmm_form = window.pane_configs[1].form
+    gmm_form = window.setup.pane_configs[1].form
     tol = gmm_form.fields["tol"]
     tol.setText("-1")
     tol.editingFinished.emit()
     assert "tol" in gmm_form.errors and "must be >=" in gmm_form.errors["tol"]
-    window.remove_pane(0)
-    assert [p.name for p in window.lab.panes] == ["gmm"] and len(window.pane_views) == 1
+    window.setup.remove_pane(0)
+    assert [p.name for p in window.lab.panes] == ["gmm"] and len(window.presentation.pane_views) == 1
 
 
 def test_cli_screenshot(qtbot, tmp_path):
@@ -461,14 +462,14 @@ def test_cli_session_restores_its_iteration(qtbot, registry, tmp_path, capsys):
 
 def test_decision_regions_cover_a_zoomed_out_view(qtbot, registry):
     window = make_window(qtbot, registry, ("gmm",))
-    vb = window.pane_views[0].canvas.layers.vb
+    vb = window.presentation.pane_views[0].canvas.layers.vb
     (x0, x1), (y0, y1) = vb.viewRange()
     vb.setRange(xRange=(x0 - 10, x1 + 10), yRange=(y0 - 10, y1 + 10), padding=0)
     qtbot.waitUntil(lambda: window.lab.bounds[0] <= vb.viewRange()[0][0], timeout=3000)
     bx, by, bw, bh = window.lab.bounds
     (x0, x1), (y0, y1) = vb.viewRange()
     assert by <= y0 and x1 <= bx + bw and y1 <= by + bh
-    region = window.pane_views[0].canvas.layers.frame.regions
+    region = window.presentation.pane_views[0].canvas.layers.frame.regions
     assert region is not None and region.rect == window.lab.bounds
 
 
@@ -481,10 +482,10 @@ def test_every_registered_algorithm_runs_in_a_pane(qtbot):
     window = MainWindow(lab)
     qtbot.addWidget(window)
     window.show()
-    combo = window.pane_configs[0].combo
+    combo = window.setup.pane_configs[0].combo
     assert sorted(combo.itemData(i) for i in range(combo.count())) == sorted(registry.names("algorithms"))
     for name in registry.names("algorithms"):
-        window.pane_configs[0].combo.setCurrentIndex(window.pane_configs[0].combo.findData(name))
+        window.setup.pane_configs[0].combo.setCurrentIndex(window.setup.pane_configs[0].combo.findData(name))
         assert window.wait_idle(30)
         for _ in range(2):
             window.step_forward()
@@ -492,5 +493,5 @@ def test_every_registered_algorithm_runs_in_a_pane(qtbot):
         pane = window.lab.panes[0]
         assert pane.name == name
         assert pane.run is not None or pane.error, name  # ran, or says why not
-        layers = window.pane_views[0].canvas.layers
+        layers = window.presentation.pane_views[0].canvas.layers
         assert len(layers.scatter.data) == 40

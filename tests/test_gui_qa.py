@@ -26,10 +26,10 @@ def registry():
 def test_add_pane_action_and_button_add_a_pane(qtbot, registry):
     # QAction.triggered / QPushButton.clicked pass `checked` (False), which became the algorithm name
     window = make_window(qtbot, registry, ("test-shrink",))
-    window.act_add_pane.trigger()
+    window.setup.act_add_pane.trigger()
     assert window.wait_idle(10)
-    assert len(window.lab.panes) == 2 and len(window.pane_views) == 2
-    qtbot.mouseClick(window.add_pane_button, QtCore.Qt.MouseButton.LeftButton)
+    assert len(window.lab.panes) == 2 and len(window.presentation.pane_views) == 2
+    qtbot.mouseClick(window.setup.add_pane_button, QtCore.Qt.MouseButton.LeftButton)
     assert window.wait_idle(10)
     assert len(window.lab.panes) == 3
     assert all(p.error is None for p in window.lab.panes)
@@ -43,11 +43,11 @@ def test_run_to_end_after_stepping_back_shows_the_last_iteration(qtbot, registry
     window.step_back()
     window.step_back()
     assert window.lab.iteration == 2
-    assert window.act_end.isEnabled()  # End is "go to the last iteration" once all is computed
-    window.act_end.trigger()
+    assert window.transport.act_end.isEnabled()  # End is "go to the last iteration" once all is computed
+    window.transport.act_end.trigger()
     assert window.wait_idle(10)
-    assert window.lab.iteration == 4 and window.slider.value() == 4
-    assert not window.act_end.isEnabled()
+    assert window.lab.iteration == 4 and window.transport.slider.value() == 4
+    assert not window.transport.act_end.isEnabled()
 
 
 def _failing_window(qtbot):
@@ -63,13 +63,13 @@ def _failing_window(qtbot):
 
 def test_a_pane_that_stops_while_starting_shows_no_stale_curve_or_negative_iteration(qtbot):
     window = _failing_window(qtbot)
-    view = window.pane_views[0]
+    view = window.presentation.pane_views[0]
     assert view.objective.curve.getData()[0] is not None and len(view.objective.curve.getData()[0])
     params = dict(window.lab.panes[0].params, n_components=500)
-    window._pane_params_changed(0, params)
+    window.setup._pane_params_changed(0, params)
     assert window.wait_idle(20)
     assert window.lab.panes[0].error  # too many components for 40 points
-    assert "-1" not in window.iteration_label.text()
+    assert "-1" not in window.transport.iteration_label.text()
     x, _ = view.objective.curve.getData()
     assert x is None or len(x) == 0  # the previous run's curve is gone
     # the message wraps inside the pane instead of running off its right edge
@@ -77,7 +77,7 @@ def test_a_pane_that_stops_while_starting_shows_no_stale_curve_or_negative_itera
     assert message.isVisible()
     assert message.textItem.boundingRect().width() <= view.canvas.layers.vb.width()
     # back to a valid value: the objective's name returns (no stuck "(no objective)")
-    window._pane_params_changed(0, dict(params, n_components=2))
+    window.setup._pane_params_changed(0, dict(params, n_components=2))
     assert window.wait_idle(20)
     window.run_to_end()
     assert window.wait_idle(20)
@@ -109,31 +109,31 @@ def test_long_titles_do_not_widen_the_window(qtbot, registry):
     registry.register(type("P", (), {"pairlab_algorithms": hookimpl(lambda self: [LongTitle])})(),
                       name="long-title-plugin")
     window = make_window(qtbot, registry, ("test-long-title",))
-    header = window.pane_views[0].header
+    header = window.presentation.pane_views[0].header
     assert "very long" in header.text()
     assert header.wordWrap() and header.minimumSizeHint().width() < 300
-    assert window.pane_views[0].minimumSizeHint().width() < 400
+    assert window.presentation.pane_views[0].minimumSizeHint().width() < 400
 
 
 def test_presentation_keeps_the_slider_and_enlarges_everything(qtbot, registry):
     window = make_window(qtbot, registry, ("test-shrink", "test-shrink"))
-    window.act_legend.setChecked(True)
-    window._toggle_view()
-    window.act_controls.setChecked(True)
-    window.toggle_presentation(on=True)
-    window.act_controls.setChecked(True)
-    window._toggle_dock()
+    window.presentation.act_legend.setChecked(True)
+    window.presentation.toggle_view()
+    window.presentation.act_controls.setChecked(True)
+    window.presentation.toggle_presentation(on=True)
+    window.presentation.act_controls.setChecked(True)
+    window.presentation.toggle_dock()
     window.resize(1280, 720)
     qtbot.wait(50)
-    assert window.slider.width() >= 160
+    assert window.transport.slider.width() >= 160
     assert all(b.toolButtonStyle() == QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly
-               for b in window.transport_buttons)
+               for b in window.transport.transport_buttons)
     assert window.status.font().pointSize() >= 14
-    legend = window.pane_views[-1].canvas.layers.legend
+    legend = window.presentation.pane_views[-1].canvas.layers.legend
     assert legend is not None and legend.isVisible()
     # the key was rebuilt at the presentation size and sits below the info line
-    assert legend.opts["labelTextSize"] == f"{window.canvas_style.font_size}pt"
+    assert legend.opts["labelTextSize"] == f"{window.presentation.canvas_style.font_size}pt"
     assert legend.opts["offset"][1] > 8
-    window.toggle_presentation(on=False)
+    window.presentation.toggle_presentation(on=False)
     assert all(b.toolButtonStyle() == QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon
-               for b in window.transport_buttons)
+               for b in window.transport.transport_buttons)

@@ -134,23 +134,23 @@ def run(args: argparse.Namespace) -> int:
     window = MainWindow(lab, autosave=not headless, offer_restore=interactive_start)
     window.resize(width, height)
     if args.legend:
-        window.act_legend.setChecked(True)
-        window._toggle_view()
+        window.presentation.act_legend.setChecked(True)
+        window.presentation.toggle_view()
     if args.presentation:
-        window.toggle_presentation(on=True)
+        window.presentation.toggle_presentation(on=True)
         if headless:
             window.showNormal()
             window.resize(width, height)
     window.show()
     if args.session is not None:
-        window.session_path = Path(args.session)
+        window.files.session_path = Path(args.session)
     if args.play or iteration:
         window.play_to(args.play or iteration)
     if not headless:
         return app.exec()
     window.wait_idle(timeout=600)
     if args.session is None:
-        window._fit_views()
+        window.presentation.fit_views()
     for _ in range(5):
         app.processEvents()
         QtCore.QThread.msleep(20)

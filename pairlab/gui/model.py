@@ -37,7 +37,7 @@ from .frames import (
     region_bounds,
 )
 
-__all__ = ["DEFAULT_LIMIT", "SHOWN_METRICS", "Lab", "Pane", "describe_error", "flip_noise"]
+__all__ = ["DEFAULT_LIMIT", "SHOWN_METRICS", "Lab", "Pane", "default_lab", "describe_error", "flip_noise"]
 
 #: Iteration limit of algorithms without a ``max_iter`` parameter (the same as ``Run.run``).
 DEFAULT_LIMIT = 100
@@ -586,6 +586,20 @@ class Lab:
 
     def metric_titles(self) -> dict[str, str]:
         return {e.name: e.obj.title for e in self.registry.entries("metrics")}
+
+
+def default_lab(registry: Any = None) -> Lab:
+    """Two moons (or the first data set), GM-PR (or the first algorithm), 3 + 3 random links."""
+    lab = Lab(registry)
+    lab.set_dataset(lab.default_dataset())
+    lab.add_pane(lab.default_algorithm())
+    if lab.has_truth:
+        try:
+            lab.add_random_links(3, 3)
+        except PairlabError:
+            pass
+    lab._undo.clear()
+    return lab
 
 
 def describe_error(pane: Pane, exc: BaseException, iteration: int) -> str:

@@ -1,0 +1,296 @@
+"""Presentation and export: the panes' views and display options, presentation mode, PNG/SVG/GIF."""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from .controller import Controller, html_escape
+from .frames import data_bounds
+from .model import SHOWN_METRICS, Pane
+from .palette import Style
+from .widgets import PaneView
+
+if TYPE_CHECKING:
+    from .app import MainWindow
+
+__all__ = ["Presentation"]
+
+
+class Presentation(Controller):
+    """One :class:`PaneView` per pane (drawn at the lab's cursor), the View menu and export."""
+
+    def __init__(self, window: MainWindow, panes_layout: QtWidgets.QGridLayout) -> None:
+        super().__init__(window)
+        self.panes_layout = panes_layout
+        self.style_normal = Style()
+        self.canvas_style = self.style_normal
+        self.presenting = False
+        self.show_regions = True
+        self.show_ellipses = True
+        self.show_exemplars = True
+        self.show_legend = False
+        self.pane_views: list[PaneView] = []
+        A = self.action
+        self.act_export = A("Export view as PNG/SVG...", self.export_view_dialog, "Ctrl+E")
+        self.act_export_gif = A("Export run as GIF...", partial(self.export_animation_dialog, "gif"),
+                                "Ctrl+Shift+E")
+        self.act_export_frames = A("Export run as PNG frames...",
+                                   partial(self.export_animation_dialog, "frames"))
+        self.act_present = A("Presentation mode", self.toggle_presentation, "F11", checkable=True,
+                             tip="Large points and fonts, full screen")
+        self.act_controls = A("Show controls", self.toggle_dock, "F9", checkable=True)
+        self.act_controls.setChecked(True)
+        self.act_regions = A("Decision regions", self.toggle_view, "Shift+R", checkable=True)
+        self.act_regions.setChecked(True)
+        self.act_ellipses = A("Covariance ellipses", self.toggle_view, "E", checkable=True)
+        self.act_ellipses.setChecked(True)
+        self.act_exemplars = A("Exemplar lines", self.toggle_view, "X", checkable=True)
+        self.act_exemplars.setChecked(True)
+        self.act_legend = A("Legend", self.toggle_view, "L", checkable=True)
+        self.act_fit = A("Show all data", self.fit_views, "0")
+        self._region_timer = QtCore.QTimer(self)
+        self._region_timer.setSingleShot(True)
+        self._region_timer.setInterval(150)
+        self._region_timer.timeout.connect(self._cover_views)
+
+    def menu_actions(self) -> list[Any]:
+        return [self.act_regions, self.act_ellipses, self.act_exemplars, self.act_legend,
+                self.act_fit, None, self.act_controls, self.act_present]
+
+    def export_actions(self) -> list[Any]:
+        return [self.act_export, self.act_export_gif, self.act_export_frames]
+
+    # == the panes' views ======================================================================
+    def sync_views(self) -> None:
+        """Create or drop pane views to match ``lab.panes``; lay them out in a grid."""
+        while len(self.pane_views) > len(self.lab.panes):
+            view = self.pane_views.pop()
+            self.panes_layout.removeWidget(view)
+            view.hide()
+            view.setParent(None)
+            view.deleteLater()
+        while len(self.pane_views) < len(self.lab.panes):
+            view = PaneView(self.canvas_style)
+            view.set_style(self.canvas_style)  # a pane added in presentation mode is big too
+            view.canvas.clicked.connect(self.window.editing.canvas_clicked)
+            view.canvas.layers.vb.sigRangeChangedManually.connect(
+                partial(self._zoomed, view.canvas.layers.vb))
+            view.canvas.layers.vb.sigRangeChanged.connect(self._region_timer.start)
+            self.pane_views.append(view)
+        n = len(self.pane_views)
+        ncols = n if n <= 3 else (2 if n == 4 else 3)
+        for c in range(3):
+            self.panes_layout.setColumnStretch(c, 1 if c < ncols else 0)
+        for k, view in enumerate(self.pane_views):
+            self.panes_layout.addWidget(view, k // ncols, k % ncols)
+        self.toggle_view()
+        self.fit_views()
+
+    def fit_views(self) -> None:
+        """Show all the data in every pane."""
+        if self.lab.dataset is None:
+            return
+        rect = data_bounds(self.lab.dataset.view, margin=0.05)
+        for view in self.pane_views:
+            view.canvas.layers.set_range(rect)
+
+    def _zoomed(self, source: Any, *args: Any) -> None:
+        """Pan and zoom all panes together (linking aspect-locked views directly makes them fight
+        when the panes differ in shape)."""
+        (x0, x1), (y0, y1) = source.viewRange()
+        for view in self.pane_views:
+            vb = view.canvas.layers.vb
+            if vb is not source:
+                vb.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+
+    def _cover_views(self) -> None:
+        """Let decision regions cover what the panes show after a zoom, pan or resize (they are
+        recomputed only when a view leaves the covered area or zooms in a lot)."""
+        if self.lab.dataset is None or not self.pane_views:
+            return
+        ranges = [view.canvas.layers.vb.viewRange() for view in self.pane_views]
+        x0 = min(r[0][0] for r in ranges)
+        x1 = max(r[0][1] for r in ranges)
+        y0 = min(r[1][0] for r in ranges)
+        y1 = max(r[1][1] for r in ranges)
+        bx, by, bw, bh = self.lab.bounds
+        inside = bx <= x0 and by <= y0 and x1 <= bx + bw and y1 <= by + bh
+        if inside and (x1 - x0) * (y1 - y0) > 0.15 * bw * bh:
+            return
+        pad_x, pad_y = 0.1 * (x1 - x0), 0.1 * (y1 - y0)
+        self.lab.set_region_bounds((x0 - pad_x, y0 - pad_y, x1 - x0 + 2 * pad_x,
+                                    y1 - y0 + 2 * pad_y))
+        if self.show_regions:
+            self.window.refresh()
+
+    def draw(self) -> None:
+        """Draw every pane at the lab's cursor."""
+        lab = self.lab
+        titles = lab.metric_titles()
+        pending = self.window.editing.pending_point
+        for view, pane in zip(self.pane_views, lab.panes, strict=False):
+            frame = lab.frame(pane, regions=self.show_regions, previous=view.frame)
+            view.frame = frame
+            view.canvas.layers.show(frame)
+            view.canvas.layers.set_selection(
+                None if pending is None else lab.dataset.view[[pending]])
+            state = lab.state(pane)
+            if pane.run is not None and state is not None:
+                view.objective.show_values(pane.run.objectives, pane.run.index, state.objective_name,
+                                           font_size=self.canvas_style.font_size - 1)
+            else:  # no run (stopped while starting, or being rebuilt): no stale curve
+                view.objective.clear_values()
+            view.header.setText(self._header(pane))
+            view.metrics.setText(self._metrics_text(lab.metrics(pane), titles))
+
+    def _header(self, pane: Pane) -> str:
+        size = self.canvas_style.title_size + 1
+        status = pane.status()
+        colour = "#b00020" if pane.error else ("#0a7d32" if "converged" in status else "#555")
+        return (f"<span style='font-size:{size}pt'><b>{html_escape(pane.title)}</b></span>"
+                f"&nbsp;&nbsp;<span style='color:{colour}'>{html_escape(status)}</span>")
+
+    def _metrics_text(self, values: dict[str, float], titles: dict[str, str]) -> str:
+        if not values:
+            return "&nbsp;"
+        short = {"purity": "purity", "ari": "ARI", "nmi": "NMI",
+                 "constraints-satisfied": "links satisfied"}
+        parts = []
+        for name in SHOWN_METRICS:
+            if name in values:
+                value = values[name]
+                text = f"{100 * value:.0f} %" if name == "constraints-satisfied" else f"{value:.3f}"
+                parts.append(f"{short[name]} <b>{text}</b>")
+        size = self.canvas_style.font_size
+        return f"<span style='font-size:{size}pt'>" + " &nbsp;·&nbsp; ".join(parts) + "</span>"
+
+    # == view options ==========================================================================
+    def toggle_view(self, *args: Any) -> None:
+        self.show_regions = self.act_regions.isChecked()
+        self.show_ellipses = self.act_ellipses.isChecked()
+        self.show_exemplars = self.act_exemplars.isChecked()
+        self.show_legend = self.act_legend.isChecked()
+        for view in self.pane_views:
+            self._apply_view_options(view)
+            view.frame = None
+        self.window.refresh()
+
+    def _apply_view_options(self, view: PaneView) -> None:
+        layers = view.canvas.layers
+        layers.show_regions = self.show_regions
+        layers.show_ellipses = self.show_ellipses
+        layers.show_exemplars = self.show_exemplars
+        legend = self.show_legend and view is self.pane_views[-1]  # one key is enough
+        if legend and layers.legend is None:
+            layers.add_legend()
+        if layers.legend is not None:
+            layers.legend.setVisible(legend)
+
+    def view_options(self) -> dict[str, Any]:
+        return {"decision_regions": self.show_regions, "ellipses": self.show_ellipses,
+                "exemplars": self.show_exemplars, "legend": self.show_legend,
+                "speed": self.window.transport.speed.value()}
+
+    def set_view_options(self, options: dict[str, Any]) -> None:
+        for key, action in (("decision_regions", self.act_regions), ("ellipses", self.act_ellipses),
+                            ("exemplars", self.act_exemplars), ("legend", self.act_legend)):
+            if key in options:
+                action.setChecked(bool(options[key]))
+        if "speed" in options:
+            self.window.transport.speed.setValue(int(options["speed"]))
+        self.toggle_view()
+
+    def toggle_dock(self) -> None:
+        self.window.dock.setVisible(self.act_controls.isChecked())
+
+    def toggle_presentation(self, *args: Any, on: bool | None = None) -> None:
+        w = self.window
+        on = (not self.presenting) if on is None else on
+        self.presenting = on
+        self.act_present.setChecked(on)
+        self.canvas_style = Style.presentation() if on else self.style_normal
+        font = QtGui.QFont(w.font())
+        font.setPointSize(15 if on else QtWidgets.QApplication.font().pointSize())
+        w.centralWidget().setFont(font)
+        w.status.setFont(font)
+        w.transport.set_presenting(on)
+        for view in self.pane_views:
+            view.set_style(self.canvas_style)
+        self.act_controls.setChecked(not on)
+        self.toggle_dock()
+        if on:
+            w.showFullScreen()
+        else:
+            w.showNormal()
+        w.refresh()
+
+    # == export ================================================================================
+    def export_view(self, path: str | os.PathLike[str], scale: float = 1.0) -> Any:
+        from .export import export_view
+
+        if self.window.executor.busy:
+            self.window.wait_idle()
+        return export_view(self.lab, path, regions=self.show_regions, style=self.canvas_style,
+                           view_range=self._view_range(), scale=scale)
+
+    def _view_range(self) -> tuple[float, float, float, float] | None:
+        if not self.pane_views:
+            return None
+        (x0, x1), (y0, y1) = self.pane_views[0].canvas.layers.vb.viewRange()
+        return (x0, y0, x1 - x0, y1 - y0)
+
+    def export_view_dialog(self) -> None:
+        w = self.window
+        path = w.files.file_dialog(True, "Export view", "PNG image (*.png);;SVG drawing (*.svg)",
+                                   ".png")
+        if path is not None and w.guard(self.export_view, path, 2.0) is not w.ERROR:
+            w.status.showMessage(f"Exported {path}", 5000)
+
+    def export_animation(self, path: str | os.PathLike[str], kind: str = "gif") -> Path | None:
+        """Compute every pane to its end, then write all iterations as a GIF or PNG frames."""
+        from .export import export_animation
+
+        w = self.window
+        if w.executor.busy:
+            w.wait_idle()
+        if any(not p.finished for p in self.lab.panes):
+            w.transport.compute(None, label="running to convergence")
+            if not w.wait_idle(timeout=600):
+                return None
+        bar = w.transport.progress
+        bar.setRange(0, self.lab.max_index + 1)
+        bar.show()
+        w.dock.setEnabled(False)  # no edits while the frames are drawn
+        w.panes_area.setEnabled(False)
+
+        def progress(done: int, total: int) -> None:
+            bar.setValue(done)
+            bar.setFormat(f"exporting {done}/{total}")
+            QtWidgets.QApplication.processEvents()
+
+        try:
+            out = w.guard(partial(export_animation, self.lab, path, kind=kind,
+                                  fps=w.transport.speed.value(), regions=self.show_regions,
+                                  style=self.canvas_style, view_range=self._view_range(),
+                                  progress=progress))
+            return None if out is w.ERROR else out
+        finally:
+            w.dock.setEnabled(True)
+            w.panes_area.setEnabled(True)
+            bar.hide()
+            w.refresh()
+
+    def export_animation_dialog(self, kind: str) -> None:
+        w = self.window
+        if kind == "gif":
+            path = w.files.file_dialog(True, "Export run as GIF", "Animated GIF (*.gif)", ".gif")
+        else:
+            name = QtWidgets.QFileDialog.getExistingDirectory(w, "Folder for the PNG frames")
+            path = Path(name) if name else None
+        if path is not None and self.export_animation(path, kind) is not None:
+            w.status.showMessage(f"Exported {path}", 5000)

@@ -1,0 +1,157 @@
+"""What runs: the data set with its parameters and seeds, and one algorithm box per pane."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from PySide6 import QtWidgets
+
+from .controller import Controller
+from .widgets import PaneConfig, ParamForm
+
+if TYPE_CHECKING:
+    from .app import MainWindow
+
+__all__ = ["SetupControls"]
+
+
+class SetupControls(Controller):
+    """The Data and Algorithms boxes of the Controls dock."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.act_add_pane = self.action("Add pane for comparison", lambda: self.add_pane(), "P")
+        self.pane_configs: list[PaneConfig] = []
+        self.dataset_form: ParamForm | None = None
+        self.data_box = self._build_data_box()
+        self.panes_box = self._build_panes_box()
+
+    def _build_data_box(self) -> QtWidgets.QGroupBox:
+        box = QtWidgets.QGroupBox("Data")
+        lay = QtWidgets.QVBoxLayout(box)
+        self.dataset_combo = QtWidgets.QComboBox()
+        self.dataset_combo.setObjectName("dataset")
+        self.dataset_combo.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        for entry in self.lab.registry.entries("datasets"):
+            self.dataset_combo.addItem(f"{entry.obj.title or entry.name}  ({entry.name})", entry.name)
+        self.dataset_combo.currentIndexChanged.connect(self._dataset_chosen)
+        lay.addWidget(self.dataset_combo)
+        self.dataset_form_holder = QtWidgets.QVBoxLayout()
+        lay.addLayout(self.dataset_form_holder)
+        seeds = QtWidgets.QFormLayout()
+        self.data_seed = QtWidgets.QSpinBox()
+        self.data_seed.setRange(0, 2**31 - 1)
+        self.data_seed.setKeyboardTracking(False)
+        self.data_seed.valueChanged.connect(self._dataset_params_changed)
+        seeds.addRow("data seed", self.data_seed)
+        self.run_seed = QtWidgets.QSpinBox()
+        self.run_seed.setRange(0, 2**31 - 1)
+        self.run_seed.setKeyboardTracking(False)
+        self.run_seed.setToolTip("Seed of the algorithms' random choices (shared by all panes)")
+        self.run_seed.valueChanged.connect(self._run_seed_changed)
+        seeds.addRow("algorithm seed", self.run_seed)
+        lay.addLayout(seeds)
+        return box
+
+    def _build_panes_box(self) -> QtWidgets.QGroupBox:
+        box = QtWidgets.QGroupBox("Algorithms")
+        self.panes_box_layout = QtWidgets.QVBoxLayout(box)
+        self.add_pane_button = QtWidgets.QPushButton("+ Add pane for comparison")
+        self.add_pane_button.clicked.connect(lambda: self.add_pane())
+        self.panes_box_layout.addWidget(self.add_pane_button)
+        return box
+
+    # == keeping widgets in step with the lab ==================================================
+    def sync_dataset_form(self) -> None:
+        spec = self.lab.registry.dataset(self.lab.dataset_name)
+        self.dataset_combo.blockSignals(True)
+        self.dataset_combo.setCurrentIndex(max(0, self.dataset_combo.findData(spec.name)))
+        self.dataset_combo.blockSignals(False)
+        if self.dataset_form is not None:
+            self.dataset_form_holder.removeWidget(self.dataset_form)
+            self.dataset_form.hide()
+            self.dataset_form.setParent(None)
+            self.dataset_form.deleteLater()
+        self.dataset_form = ParamForm(spec.params, self.lab.dataset_params)
+        self.dataset_form.changed.connect(self._dataset_params_changed)
+        self.dataset_form_holder.addWidget(self.dataset_form)
+        for box, value in ((self.data_seed, self.lab.dataset_seed), (self.run_seed, self.lab.seed)):
+            box.blockSignals(True)
+            box.setValue(int(value) if value is not None else 0)
+            box.blockSignals(False)
+
+    def sync_configs(self) -> None:
+        """One algorithm box per pane of the lab."""
+        algorithms = [e.obj for e in self.lab.registry.entries("algorithms")]
+        for cfg in self.pane_configs:
+            self.panes_box_layout.removeWidget(cfg)
+            cfg.hide()
+            cfg.setParent(None)
+            cfg.deleteLater()
+        self.pane_configs = []
+        for k, pane in enumerate(self.lab.panes):
+            cfg = PaneConfig(k + 1, algorithms, pane.algorithm, pane.params)
+            cfg.algorithm_changed.connect(partial(self._pane_algorithm_changed, k))
+            cfg.params_changed.connect(partial(self._pane_params_changed, k))
+            cfg.remove_requested.connect(partial(self.remove_pane, k))
+            cfg.remove.setEnabled(len(self.lab.panes) > 1)
+            self.panes_box_layout.insertWidget(k, cfg)
+            self.pane_configs.append(cfg)
+
+    # == edits =================================================================================
+    def _dataset_chosen(self) -> None:
+        name = self.dataset_combo.currentData()
+        w = self.window
+        if name and name != self.lab.dataset_name:
+            if w.guard(self.lab.set_dataset, name, None, self.data_seed.value()) is not w.ERROR:
+                w.sync_dataset_form()
+                w.presentation.fit_views()
+                w.setup_changed()
+
+    def _dataset_params_changed(self, *args: Any) -> None:
+        if self.dataset_form is None:
+            return
+        values = self.dataset_form.values()
+        if self.dataset_form.errors:
+            return
+        w = self.window
+        if w.guard(self.lab.set_dataset, self.lab.dataset_name, values,
+                   self.data_seed.value()) is not w.ERROR:
+            w.presentation.fit_views()
+            w.setup_changed()
+
+    def _run_seed_changed(self, value: int) -> None:
+        self.lab.set_seed(value)
+        self.window.setup_changed()
+
+    def _pane_algorithm_changed(self, index: int, name: str) -> None:
+        w = self.window
+        if w.guard(self.lab.set_pane_algorithm, index, name) is not w.ERROR:
+            pane = self.lab.panes[index]
+            self.pane_configs[index].set_algorithm(pane.algorithm, pane.params)
+            w.setup_changed()
+
+    def _pane_params_changed(self, index: int, values: dict) -> None:
+        w = self.window
+        if w.guard(self.lab.set_pane_params, index, values) is not w.ERROR:
+            w.setup_changed()
+
+    def add_pane(self, algorithm: str | None = None, params: dict | None = None) -> None:
+        """Add a pane; by default the algorithm a first pane is most often compared with."""
+        if algorithm is None:
+            names = self.lab.algorithm_names()
+            used = {p.name for p in self.lab.panes}
+            preferred = [n for n in ("gmm", "gmpr", "kmeans") if n in names and n not in used]
+            algorithm = preferred[0] if preferred else self.lab.panes[-1].name
+        w = self.window
+        if w.guard(self.lab.add_pane, algorithm, params) is not w.ERROR:
+            w.sync_panes()
+            w.setup_changed()
+
+    def remove_pane(self, index: int) -> None:
+        w = self.window
+        if w.guard(self.lab.remove_pane, index) is not w.ERROR:
+            w.sync_panes()
+            w.setup_changed()
