@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from .constraints import Constraints
@@ -146,12 +148,15 @@ def random_pairs_fraction(y: np.ndarray, fraction: float, rng: np.random.Generat
 
     RDP-means (section 5) defines r as the number of +-1 entries of the symmetric side-information
     matrix E normalised by its size; counting each unordered pair once, that is
-    ``round(r * n (n - 1) / 2)`` pairs (r = 0.01 on 300 points gives 448 pairs).
+    ``round(r * n (n - 1) / 2)`` pairs (r = 0.01 on 300 points gives 448 pairs). r is read as the
+    decimal it prints as and the product rounded half to even exactly, so r = 0.7 on 10 points
+    gives round(31.5) = 32 pairs, whichever way the floating-point product would have rounded.
     """
     y = _labels(y)
     fraction = _check_fraction(fraction, "fraction")
     total = y.size * (y.size - 1) // 2
-    return _split_by_labels(y, _distinct_pairs(y.size, round(fraction * total), rng), y.size)
+    count = round(Fraction(repr(float(fraction))) * total)
+    return _split_by_labels(y, _distinct_pairs(y.size, count, rng), y.size)
 
 
 def nonoverlapping_pairs(y: np.ndarray, n_pairs: int, rng: np.random.Generator) -> Constraints:

@@ -7,7 +7,8 @@ the app. Built-in plugins: algorithms, data sets and metrics import neither Qt n
 layer; reproductions may draw through ``pairlab.render`` but never import Qt themselves. Inside the
 GUI, the model and what to draw (``model``, ``frames``, ``session``, ``palette``) stay Qt-free.
 No import cycles among pairlab's modules (function-level imports included; a submodule importing
-its own parent package is not a cycle).
+its own parent package is not a cycle, nor is an import under ``if TYPE_CHECKING:``, which never
+runs).
 """
 
 import ast
@@ -47,7 +48,13 @@ def imported_names(module: str, path: Path) -> set[str]:
     ``from X import a`` as ``X`` and ``X.a``), at any depth: lazy imports count."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    tree = ast.parse(path.read_text(), str(path))
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+                   for stmt in block.body for n in ast.walk(stmt)}
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -154,6 +161,8 @@ def test_the_layering_check_catches_each_kind_of_violation(tmp_path):
         "pairlab/__init__.py": "",
         "pairlab/a.py": "from . import b\n",
         "pairlab/b.py": "def f():\n    from .a import x\n",
+        "pairlab/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .d import D\n",
+        "pairlab/d.py": "from .c import C\n",
         "pairlab/core.py": "from .gui import app\n",
         "pairlab/gui/__init__.py": "",
         "pairlab/gui/app.py": "from PySide6 import QtCore\n",
