@@ -151,6 +151,17 @@ def _not_yet(what: str) -> int:
     return 2
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep.command import run as run_sweep
+
+    def draw(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Any) -> list[Any]:
+        from .sweep.figures import draw_summary  # the presentation layer, loaded to draw only
+
+        return draw_summary(doc, summary, folder)
+
+    return run_sweep(args, draw)
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     from .gui.command import run as run_gui
 
@@ -199,6 +210,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reproduce", help="regenerate a paper's figure")
     reproduce.add_arguments(p)
     p.set_defaults(func=reproduce.run)
+
+    p = sub.add_parser("sweep", help="run methods x data x links x noise x trials into a table")
+    from .sweep import command as sweep_command
+
+    sweep_command.add_arguments(p)
+    p.set_defaults(func=cmd_sweep)
 
     from . import bench
 

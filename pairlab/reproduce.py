@@ -2,8 +2,12 @@
 
 The recipe type (:class:`~pairlab.reproduction.Reproduction`) lives in :mod:`pairlab.reproduction`.
 
-Per-trial seeds come from ``SeedSequence([seed, crc32(name), trial])``, so results do not depend on
-``--jobs`` or on the order in which workers finish.
+Every trial is one task of the experiment engine (:mod:`pairlab.sweep`): run in local processes or
+on a Dask cluster, stored as it finishes under ``OUT/.trials`` and reused by the next run (keyed by a
+content hash of the recipe, its plugin's and pairlab's versions, the options, the index and the
+seed). Per-trial seeds come from ``SeedSequence([seed, crc32(name), trial])``, so results do not
+depend on ``--jobs``, the executor or the order in which workers finish. A recipe may instead
+declare its experiment as a sweep grid (:meth:`~pairlab.reproduction.Reproduction.grid`).
 """
 
 from __future__ import annotations
@@ -13,12 +17,10 @@ import csv
 import io
 import json
 import os
-import platform
 import sys
 import time
-import zlib
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,57 +28,31 @@ import numpy as np
 
 from .constraints import atomic_write_text
 from .errors import InvalidInputError
-from .reproduction import Reproduction, jsonable
+from .reproduction import Reproduction, ReproductionError, jsonable
+from .sweep.engine import run_tasks
+from .sweep.executors import Task, make_executor
+from .sweep.grid import SweepSpec, content_key, trial_seed, versions_of
+from .sweep.provenance import provenance
+from .sweep.runner import TRIALS_DIR, run_sweep
+from .sweep.spec import parse_spec
+from .sweep.store import TrialStore
 
-__all__ = ["provenance", "reproduce", "trial_seed"]
+__all__ = ["TRIALS_DIR", "provenance", "reproduce", "trial_seed"]
 
 
-def trial_seed(seed: int, name: str, trial: int) -> int:
-    """The seed of one trial, derived from (base seed, recipe, trial index) only."""
-    ss = np.random.SeedSequence([seed, zlib.crc32(name.encode()), trial])
-    return int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
-
-
-def _run_trial(recipe: Reproduction, index: int, seed: int, options: dict[str, Any]
-               ) -> dict[str, Any]:
+def recipe_trial(recipe: Reproduction, index: int, seed: int, options: dict[str, Any]
+                 ) -> dict[str, Any]:
+    """One engine task of a recipe: its trial ``index`` (runs in a worker)."""
     return recipe.trial(index, seed, options)
 
 
-def _progress(done: int, total: int, start: float, stream: Any) -> None:
-    if stream is None:
-        return
-    width = 30
-    filled = int(width * done / max(total, 1))
-    elapsed = time.perf_counter() - start
-    stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} trials "
-                 f"{elapsed:5.1f} s")
-    if done == total:
-        stream.write("\n")
-    stream.flush()
-
-
-def provenance(argv: Sequence[str] | None, wall: float) -> dict[str, Any]:
-    """Versions, platform and command line behind a result."""
-    import scipy
-
-    from . import __version__
-    from .registry import get_registry
-
-    qt = None
-    try:
-        from importlib.metadata import version
-
-        qt = {"PySide6": version("PySide6-Essentials"), "pyqtgraph": version("pyqtgraph")}
-    except Exception:  # Qt is optional for the computation
-        pass
-    plugins = {p.name: f"{p.distribution} {p.version}" for p in get_registry().plugins if p.ok}
-    return {
-        "pairlab": __version__, "plugins": plugins, "numpy": np.__version__,
-        "scipy": scipy.__version__, "qt": qt, "python": platform.python_version(),
-        "platform": platform.platform(),
-        "command": " ".join(["pairlab", *(argv if argv is not None else sys.argv[1:])]),
-        "wall_seconds": wall,
-    }
+def trial_key(recipe: Reproduction, index: int, seed: int, options: dict[str, Any]) -> str:
+    """Content hash of one recipe trial: the recipe, its plugin's and pairlab's versions, the
+    options, the trial index and its seed."""
+    return content_key({"kind": "reproduction", "recipe": recipe.name,
+                        "class": f"{type(recipe).__module__}.{type(recipe).__qualname__}",
+                        "versions": versions_of(type(recipe)), "index": index, "seed": seed,
+                        "options": jsonable(options)})
 
 
 def reproduce(
@@ -90,10 +66,14 @@ def reproduce(
     render: bool = True,
     progress: Any = sys.stderr,
     argv: Sequence[str] | None = None,
+    scheduler: str | None = None,
+    fresh: bool = False,
 ) -> dict[str, Any]:
-    """Run ``recipe``'s trials (in ``jobs`` processes), summarise, check claims, write outputs.
+    """Run ``recipe``'s trials through the engine, summarise, check claims, write outputs.
 
-    Writes NAME.json (numbers, options, per-trial seeds, claims, provenance), NAME.csv (curves,
+    Trials run in ``jobs`` local processes or on the Dask cluster ``scheduler`` and are stored one
+    by one under ``OUT/.trials`` (so an interrupted run continues; ``fresh`` recomputes). Writes
+    NAME.json (numbers, options, per-trial seeds, claims, provenance), NAME.csv (curves,
     if any) and, with ``render``, NAME.png and NAME.svg. Returns the JSON document.
     """
     start = time.perf_counter()
@@ -102,32 +82,36 @@ def reproduce(
     n_trials = recipe.default_trials if trials is None else trials
     if n_trials < 1:
         raise InvalidInputError(f"--trials must be >= 1, got {n_trials}")
-    jobs = os.cpu_count() or 1 if jobs is None else jobs
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
         raise InvalidInputError(f"--jobs must be >= 1, got {jobs}")
     options = dict(options or {})
-    seeds = [trial_seed(seed, recipe.name, t) for t in range(n_trials)]
-    results: list[dict[str, Any] | None] = [None] * n_trials
-    _progress(0, n_trials, start, progress)
-    if jobs == 1 or n_trials == 1:
-        for t in range(n_trials):
-            results[t] = recipe.trial(t, seeds[t], options)
-            _progress(t + 1, n_trials, start, progress)
-    else:
-        import multiprocessing as mp
-
-        ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, n_trials), mp_context=ctx) as pool:
-            futures = {pool.submit(_run_trial, recipe, t, seeds[t], options): t
-                       for t in range(n_trials)}
-            done = 0
-            from concurrent.futures import as_completed
-
-            for fut in as_completed(futures):
-                results[futures[fut]] = fut.result()
-                done += 1
-                _progress(done, n_trials, start, progress)
-    result = recipe.summarize([r for r in results if r is not None], options)
+    grid = recipe.grid(options)
+    spec = None
+    if grid is not None:
+        spec = grid if isinstance(grid, SweepSpec) else parse_spec(grid)
+        spec = replace(spec, trials=n_trials, seed=seed, name=f"{recipe.name}-trials")
+    n_tasks = n_trials * (1 if spec is None else len(spec.cells()))
+    with make_executor(jobs if scheduler else min(jobs, n_tasks), scheduler) as executor:
+        if spec is None:
+            seeds: Any = [trial_seed(seed, recipe.name, t) for t in range(n_trials)]
+            tasks = [Task(trial_key(recipe, t, seeds[t], options), recipe_trial,
+                          (recipe, t, seeds[t], options), f"{recipe.name} trial {t}", "pickle")
+                     for t in range(n_trials)]
+            ran = run_tasks(tasks, TrialStore(out / TRIALS_DIR), executor, fresh=fresh,
+                            progress=progress)
+            failed = [(t, e) for t, e in enumerate(ran.errors) if e]
+            if failed:
+                raise ReproductionError(
+                    f"{recipe.name}: {len(failed)} of {n_trials} trials failed (the others are "
+                    "stored; the same command runs only the failed ones again): "
+                    + "; ".join(f"trial {t}: {e}" for t, e in failed[:3]))
+            results = ran.values
+        else:
+            swept = run_sweep(spec, out, executor, fresh=fresh, progress=progress, argv=argv)
+            results, ran = swept.rows, swept.engine
+            seeds = f"per row in {swept.table.name}"
+    result = recipe.summarize(results, options)
     claims = recipe.claims(result)
     files: list[str] = []
     if result.curves:
@@ -139,6 +123,8 @@ def reproduce(
     doc = {
         "name": recipe.name, "title": recipe.title, "paper": recipe.paper,
         "options": options, "seed": seed, "trials": n_trials, "trial_seeds": seeds,
+        "engine": {"executor": ran.executor, "stored": ran.stored, "ran": ran.ran,
+                   "corrupt_recomputed": len(ran.corrupt)},
         "data": result.data, "notes": result.notes,
         "claims": [c.describe() for c in claims],
         "all_claims_held": all(c.held for c in claims),
@@ -171,6 +157,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true", help="few trials (what CI runs)")
     parser.add_argument("--seed", type=int, default=0, help="base seed")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="run trials on Dask: tcp://HOST:PORT of a running scheduler, or "
+                             "'local' for a LocalCluster (needs pairlab[distributed])")
+    parser.add_argument("--fresh", action="store_true",
+                        help="recompute every trial (default: keep trials stored by an earlier run)")
     parser.add_argument("--check", action="store_true",
                         help="exit with status 3 when a claim of the paper does not hold")
     parser.add_argument("--data-dir", default=None, metavar="DIR",
@@ -199,8 +190,10 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or os.path.join("reproductions", recipe.name)
     doc = reproduce(recipe, out, trials=trials, seed=args.seed, jobs=args.jobs,
                     options=recipe.options(args), render=not args.no_render,
-                    argv=getattr(args, "argv", None))
-    print(f"{recipe.title}: {doc['trials']} trial(s), "
+                    argv=getattr(args, "argv", None), scheduler=args.scheduler, fresh=args.fresh)
+    engine = doc["engine"]
+    reused = f", {engine['stored']} reused from {out}/{TRIALS_DIR}" if engine["stored"] else ""
+    print(f"{recipe.title}: {doc['trials']} trial(s){reused}, "
           f"{doc['provenance']['wall_seconds']:.1f} s -> {out}")
     for c in doc["claims"]:
         mark = "held    " if c["held"] else "NOT HELD"

@@ -4,9 +4,11 @@ A recipe (:class:`Reproduction`) splits into
 
 * :meth:`Reproduction.trial` — one independent random trial, a pure function of its index, its seed
   and the options; it returns plain numbers and arrays (no drawing), so trials can run in worker
-  processes and any single trial can be re-run alone;
-* :meth:`Reproduction.summarize` — combines the trials into the figure's data (panels, curves,
-  tables);
+  processes (or on a Dask cluster), be stored one by one, and any single trial can be re-run alone;
+* or, instead of ``trial``, :meth:`Reproduction.grid` — the experiment as a sweep (methods x data
+  x link budgets x noise), each (cell, trial) one row of the sweep's table;
+* :meth:`Reproduction.summarize` — combines the trials (or the table's rows) into the figure's data
+  (panels, curves, tables);
 * :meth:`Reproduction.claims` — the paper's statements checked against the computed numbers;
 * :meth:`Reproduction.render` — draws the figure (PNG and SVG) with the same canvas code as the GUI.
 
@@ -69,6 +71,16 @@ class Reproduction:
 
     def trial(self, index: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
+
+    def grid(self, options: dict[str, Any]) -> Any:
+        """The experiment as a sweep, or None (the default: the recipe defines :meth:`trial`).
+
+        Return a ``pairlab.sweep.SweepSpec`` or the same as a dict shaped like a sweep's TOML file
+        (``{"algorithms": [...], "datasets": [...], "links": {...}, "noise": {...}, "metrics":
+        [...]}``); ``trials`` and ``seed`` come from ``pairlab reproduce``. :meth:`summarize` then
+        receives the table's rows (dicts with every factor, seed and metric) in table order.
+        """
+        return None
 
     def summarize(self, trials: list[dict[str, Any]], options: dict[str, Any]) -> ReproductionResult:
         raise NotImplementedError

@@ -3,10 +3,11 @@
 import json
 
 import numpy as np
+import pytest
 
 from pairlab import Dataset, Run
 from pairlab.reproduce import reproduce, trial_seed
-from pairlab.reproduction import Claim, Reproduction, ReproductionResult
+from pairlab.reproduction import Claim, Reproduction, ReproductionError, ReproductionResult
 
 
 class MeanOfGMMs(Reproduction):
@@ -57,3 +58,68 @@ def test_results_do_not_depend_on_jobs(tmp_path):
     prov = doc["provenance"]
     assert {"pairlab", "numpy", "scipy", "platform", "command", "wall_seconds"} <= set(prov)
     assert (tmp_path / "one" / "toy-gmm.csv").read_text().startswith("curve,column,index,value")
+
+
+def test_trials_are_stored_and_a_rerun_reuses_them(tmp_path):
+    recipe = MeanOfGMMs()
+    first = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False)
+    assert first["engine"]["ran"] == 4 and first["engine"]["stored"] == 0
+    stored = sorted((tmp_path / ".trials").rglob("*.trial"))
+    assert len(stored) == 4
+    stored[1].unlink()
+    again = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False)
+    assert (again["engine"]["stored"], again["engine"]["ran"]) == (3, 1)
+    assert again["data"] == first["data"]
+    # another seed or option is another trial
+    other = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False, seed=1)
+    assert other["engine"]["ran"] == 4
+    fresh = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False, fresh=True)
+    assert fresh["engine"]["ran"] == 4 and fresh["data"] == first["data"]
+
+
+class FailsOnOdd(MeanOfGMMs):
+    name = "toy-fails"
+
+    def trial(self, index, seed, options):
+        if index % 2:
+            raise ValueError(f"trial {index} is odd")
+        return super().trial(index, seed, options)
+
+
+def test_a_failing_recipe_trial_is_named_and_the_others_are_kept(tmp_path):
+    with pytest.raises(ReproductionError, match="2 of 4 trials failed.*trial 1: ValueError: trial 1"):
+        reproduce(FailsOnOdd(), tmp_path, jobs=1, progress=None, render=False)
+    assert len(list((tmp_path / ".trials").rglob("*.trial"))) == 2
+
+
+class PurityGrid(Reproduction):
+    """A recipe declared as a sweep grid: GMM and GM-PR against the number of links."""
+
+    name = "toy-grid"
+    default_trials = 2
+
+    def grid(self, options):
+        return {"algorithms": [{"name": "gmm", "params": {"n_components": 2}},
+                               {"name": "gmpr", "params": {"n_components": 2}}],
+                "datasets": [{"name": "two-moons", "params": {"n_samples": 40}}],
+                "links": {"generator": "random", "budget": [0, 5]}, "metrics": ["purity"]}
+
+    def summarize(self, rows, options):
+        means = {}
+        for r in rows:
+            means.setdefault((r["method"], r["budget"]), []).append(r["purity"])
+        data = {f"{m}@{b}": float(np.mean(v)) for (m, b), v in means.items()}
+        return ReproductionResult(data, notes=[f"{len(rows)} rows"])
+
+    def claims(self, result):
+        d = result.data
+        return [Claim("no_links_equal", "GM-PR without links is GMM", [d["gmm@0"], d["gmpr@0"]],
+                      d["gmm@0"] == d["gmpr@0"])]
+
+
+def test_a_recipe_declared_as_a_grid_runs_as_a_sweep(tmp_path):
+    doc = reproduce(PurityGrid(), tmp_path, jobs=1, progress=None, render=False)
+    assert doc["notes"] == ["8 rows"] and doc["all_claims_held"]
+    assert (tmp_path / "toy-grid-trials.csv").read_text().count("\n") == 9
+    again = reproduce(PurityGrid(), tmp_path, jobs=1, progress=None, render=False)
+    assert again["engine"]["stored"] == 8 and again["data"] == doc["data"]

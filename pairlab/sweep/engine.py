@@ -1,0 +1,124 @@
+"""The engine: run tasks not yet stored, persist each as it finishes, report progress.
+
+:func:`run_tasks` is what both ``pairlab sweep`` and ``pairlab reproduce`` go through. Each task
+has a content-hash key; a task whose intact result is already in the store is not run again, so an
+interrupted run (Ctrl-C, a crash, a killed machine) continues where it stopped when the same
+command is given again, and no result is lost or duplicated. Results come back in task order
+whatever the executor.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from ..errors import PairlabError
+from .executors import Executor, SerialExecutor, Task
+from .store import TrialStore
+
+__all__ = ["EngineResult", "Interrupted", "Progress", "run_tasks"]
+
+
+class Interrupted(PairlabError):
+    """The run was interrupted; what finished is stored and the same command continues it."""
+
+
+@dataclass
+class EngineResult:
+    """Per task (in task order): ``values`` (None where it failed), ``errors`` ("" where it ran),
+    ``seconds`` (the worker's wall time; 0 for stored results) and counts."""
+
+    values: list[Any]
+    errors: list[str]
+    seconds: list[float]
+    stored: int = 0  # results taken from the store
+    ran: int = 0
+    corrupt: list[str] = field(default_factory=list)
+    executor: str = ""
+    wall: float = 0.0
+
+
+class Progress:
+    """``[#####.....] 12/40 trials, 3 stored, 4.1 s, ETA 10 s`` on one line of ``stream``."""
+
+    def __init__(self, total: int, stored: int, stream: TextIO | None, width: int = 30) -> None:
+        self.total, self.stored, self.stream, self.width = total, stored, stream, width
+        self.done = stored
+        self.start = time.perf_counter()
+        self._last = 0.0
+        self.show(force=True)
+
+    def advance(self) -> None:
+        self.done += 1
+        self.show(force=self.done == self.total)
+
+    def show(self, force: bool = False) -> None:
+        if self.stream is None:
+            return
+        now = time.perf_counter()
+        if not force and now - self._last < 0.2:
+            return
+        self._last = now
+        filled = int(self.width * self.done / max(self.total, 1))
+        elapsed = now - self.start
+        ran = self.done - self.stored
+        eta = ""
+        if 0 < ran and self.done < self.total:
+            eta = f", ETA {elapsed / ran * (self.total - self.done):.0f} s"
+        stored = f", {self.stored} stored" if self.stored else ""
+        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total}"
+                          f" trials{stored}, {elapsed:.1f} s{eta}  ")
+        if self.done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.stream is not None and self.done != self.total:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | None = None, *,
+              fresh: bool = False, persist_failures: bool = False,
+              progress: TextIO | None = sys.stderr) -> EngineResult:
+    """Run the tasks whose results are not in ``store`` on ``executor`` and store each result.
+
+    ``fresh`` ignores stored results (and overwrites them). A task that raises is reported in
+    ``errors`` and, unless ``persist_failures``, not stored (the next run tries it again).
+    Ctrl-C stops the run with :class:`Interrupted` after keeping every finished result.
+    """
+    start = time.perf_counter()
+    executor = executor or SerialExecutor()
+    n = len(tasks)
+    values: list[Any] = [None] * n
+    errors = [""] * n
+    seconds = [0.0] * n
+    todo: list[int] = []
+    for i, task in enumerate(tasks):
+        found, value = (False, None) if fresh else store.get(task.key)
+        if found:
+            values[i] = value
+        else:
+            todo.append(i)
+    stored = n - len(todo)
+    bar = Progress(n, stored, progress)
+    try:
+        for j, outcome in executor.run([tasks[i] for i in todo]):
+            i = todo[j]
+            seconds[i] = outcome["seconds"]
+            if outcome["ok"] or persist_failures:
+                payload = outcome["value"] if outcome["ok"] else {"error": outcome["error"]}
+                values[i] = store.put(tasks[i].key, payload, encoding=tasks[i].encoding)
+            errors[i] = outcome["error"]
+            bar.advance()
+    except KeyboardInterrupt:
+        executor.cancel()
+        bar.close()
+        raise Interrupted(f"interrupted: {bar.done} of {n} trials are stored in {store.root}; "
+                          "give the same command again to run the rest") from None
+    return EngineResult(values, errors, seconds, stored=stored, ran=len(todo),
+                        corrupt=list(store.corrupt), executor=executor.describe(),
+                        wall=time.perf_counter() - start)

@@ -1,0 +1,239 @@
+"""Where trials run: in this process, in local worker processes, or on a Dask cluster.
+
+Every executor runs the same worker function (:func:`execute`) on the same task arguments and
+yields ``(index, outcome)`` pairs as tasks finish, in whatever order; the engine puts them back
+in task order, so the table does not depend on the executor. Workers limit BLAS to one thread
+(many single-threaded trials in parallel beat threads fighting over 2 cores, and a fixed thread
+count keeps floating-point results identical) and import pairlab's core and the plugins only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidInputError
+
+__all__ = ["DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor", "Task", "execute",
+           "make_executor"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work: ``fn(*args)`` (``fn`` a module-level function, so it pickles by name).
+
+    ``key`` is the content hash the result is stored under; ``encoding`` how it is stored
+    (``"json"`` or ``"pickle"``); ``label`` names the task in messages.
+    """
+
+    key: str
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    label: str = ""
+    encoding: str = "json"
+
+
+_BLAS_LIMITED = False
+
+
+def single_blas_thread_for_this_process() -> None:
+    """Limit BLAS to one thread for the rest of this (worker) process."""
+    global _BLAS_LIMITED
+    if _BLAS_LIMITED:
+        return
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a dependency of pairlab
+        pass
+    else:
+        threadpool_limits(1, user_api="blas")
+    _BLAS_LIMITED = True
+
+
+def execute(fn: Callable[..., Any], args: tuple[Any, ...], worker: bool = True) -> dict[str, Any]:
+    """Run one task; never raises for the task's own errors (they come back as ``error``)."""
+    if worker:
+        single_blas_thread_for_this_process()
+    start = time.perf_counter()
+    try:
+        value = fn(*args)
+    except Exception as exc:
+        return {"ok": False, "value": None, "seconds": time.perf_counter() - start,
+                "error": f"{type(exc).__name__}: {exc}",
+                "traceback": "".join(traceback.format_exception(exc))}
+    return {"ok": True, "value": value, "seconds": time.perf_counter() - start, "error": ""}
+
+
+Outcomes = Iterator[tuple[int, dict[str, Any]]]
+
+
+class Executor:
+    """Runs tasks and yields ``(index, outcome)`` as they finish."""
+
+    name = "executor"
+    workers = 1
+
+    def run(self, tasks: Sequence[Task]) -> Outcomes:
+        raise NotImplementedError
+
+    def cancel(self) -> None:
+        """Stop handing out work (after Ctrl-C); finished results already yielded are kept."""
+
+    def close(self) -> None:
+        pass
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.workers} worker{'s' if self.workers != 1 else ''})"
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SerialExecutor(Executor):
+    """Tasks one after the other in this process (``--jobs 1``)."""
+
+    name = "this process"
+
+    def run(self, tasks: Sequence[Task]) -> Outcomes:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # pragma: no cover
+            import contextlib
+
+            limits: Any = contextlib.nullcontext()
+        else:
+            limits = threadpool_limits(1, user_api="blas")
+        with limits:
+            for i, task in enumerate(tasks):
+                yield i, execute(task.fn, task.args, worker=False)
+
+
+def _init_worker() -> None:
+    single_blas_thread_for_this_process()
+    from ..registry import get_registry
+
+    get_registry()  # load the plugins once per worker, before the first task is timed
+
+
+class ProcessExecutor(Executor):
+    """Local worker processes (``--jobs N``), started by a fork server (no Qt, no GUI state)."""
+
+    name = "local processes"
+
+    def __init__(self, jobs: int) -> None:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.workers = jobs
+        ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
+        if sys.platform != "win32":  # workers fork from a server that has imported the engine once
+            ctx.set_forkserver_preload(["pairlab.sweep.trial"])
+        self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker)
+        self._futures: list[Any] = []
+
+    def run(self, tasks: Sequence[Task]) -> Outcomes:
+        from concurrent.futures import as_completed
+
+        index = {}
+        for i, task in enumerate(tasks):
+            fut = self._pool.submit(execute, task.fn, task.args)
+            index[fut] = i
+        self._futures = list(index)
+        for fut in as_completed(index):
+            if fut.cancelled():
+                continue
+            exc = fut.exception()
+            if exc is not None:  # the task could not be sent or its result not returned
+                yield index[fut], {"ok": False, "value": None, "seconds": 0.0,
+                                   "error": f"{type(exc).__name__}: {exc}"}
+            else:
+                yield index[fut], fut.result()
+
+    def cancel(self) -> None:
+        for fut in self._futures:
+            fut.cancel()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskExecutor(Executor):
+    """A Dask distributed cluster: ``tcp://HOST:PORT`` of a running ``dask scheduler``, or
+    ``local`` for a LocalCluster of ``jobs`` single-threaded worker processes on loopback."""
+
+    name = "dask"
+
+    def __init__(self, scheduler: str, jobs: int | None = None) -> None:
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise InvalidInputError(
+                '--scheduler needs Dask distributed: pip install "pairlab[distributed]"') from None
+        self._cluster = None
+        if scheduler == "local":
+            n = jobs or os.cpu_count() or 1
+            self._cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                         host="127.0.0.1", dashboard_address=None)
+            self._client = Client(self._cluster)
+            self.name = "dask LocalCluster"
+        else:
+            try:
+                self._client = Client(scheduler, timeout="20s")
+            except (OSError, TimeoutError) as exc:
+                raise InvalidInputError(
+                    f"cannot reach the Dask scheduler at {scheduler}: {exc}. Start one with "
+                    "`dask scheduler` and workers with `dask worker ADDRESS`, or use "
+                    "--scheduler local.") from None
+            self.name = f"dask {scheduler}"
+        self.workers = len(self._client.scheduler_info().get("workers", {})) or 1
+        self._futures: list[Any] = []
+
+    def run(self, tasks: Sequence[Task]) -> Outcomes:
+        from distributed import as_completed
+
+        index = {}
+        for i, task in enumerate(tasks):
+            fut = self._client.submit(execute, task.fn, task.args, key=f"pairlab-{task.key}-{i}",
+                                      pure=False)
+            index[fut.key] = (i, fut)
+        self._futures = [f for _, f in index.values()]
+        for fut in as_completed(self._futures):
+            i = index[fut.key][0]
+            if fut.status == "error":
+                exc = fut.exception()
+                yield i, {"ok": False, "value": None, "seconds": 0.0,
+                          "error": f"{type(exc).__name__}: {exc}"}
+            elif fut.status == "cancelled":
+                continue
+            else:
+                yield i, fut.result()
+            fut.release()
+
+    def cancel(self) -> None:
+        if self._futures:
+            self._client.cancel(self._futures)
+
+    def close(self) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+
+def make_executor(jobs: int | None = None, scheduler: str | None = None) -> Executor:
+    """The executor for ``--jobs`` / ``--scheduler`` (``jobs`` default: all cores)."""
+    if jobs is not None and jobs < 1:
+        raise InvalidInputError(f"--jobs must be >= 1, got {jobs}")
+    if scheduler:
+        return DaskExecutor(scheduler, jobs)
+    jobs = jobs or os.cpu_count() or 1
+    return SerialExecutor() if jobs == 1 else ProcessExecutor(jobs)

@@ -1,0 +1,41 @@
+"""Draws a sweep's summary with the project's renderer (presentation layer: loads Qt).
+
+Only ``pairlab sweep`` in the main process calls this, after the trials; workers never import it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..render import CurvePanel, CurveSeries, render_curves
+from .report import panels
+
+__all__ = ["draw_summary"]
+
+
+def draw_summary(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Path) -> list[Path]:
+    """NAME-METRIC.png and .svg for every metric of the sweep ``doc`` (its JSON); the paths."""
+    folder = Path(folder)
+    spec = doc["spec"]
+    paths: list[Path] = []
+    for metric in spec["metrics"]:
+        drawn = []
+        for p in panels(summary, metric, spec["links"]["generator"]):
+            series = []
+            for slot, c in enumerate(p.curves):
+                mean, sd = np.asarray(c.mean), np.asarray(c.std)
+                series.append(CurveSeries(c.method, np.asarray(c.x), mean, mean - sd, mean + sd,
+                                          colour=slot))
+            drawn.append(CurvePanel(p.title, series, p.x_label, p.y_label))
+        fails = sum(int(s["failures"]) for s in summary)
+        notes = (f"{doc['trials']} trials, {fails} failed (left out of the means)" if fails
+                 else f"{doc['trials']} trials")
+        for suffix in (".png", ".svg"):
+            path = folder / f"{doc['name']}-{metric}{suffix}"
+            render_curves(drawn, path, title=f"{doc['name']}: {metric}", notes=notes,
+                          scale=1.5 if suffix == ".png" else 1.0)
+            paths.append(path)
+    return paths

@@ -1,0 +1,209 @@
+"""A sweep's grid: its factors, the cells they multiply out to, content keys and trial seeds.
+
+A **cell** is one combination of method (algorithm + parameter values), data set (+ parameters),
+link generator with a budget, link noise and label noise; a **trial** is one random draw of a cell.
+Seeds derive from (base seed, what they feed, trial) only, never from the order in which workers
+finish, and are shared where a comparison should be paired:
+
+* ``data_seed`` from the data set and its parameters: every method, budget and noise level of a
+  trial sees the same data;
+* ``link_seed`` from the data plus the generator, its parameters and the budget: every method and
+  noise level sees the same links (label noise draws from ``default_rng([link_seed, 1])`` before
+  the links, link noise from ``default_rng([link_seed, 2])``, as ``pairlab run`` does);
+* ``fit_seed`` from the data: every method and budget of a trial starts from the same seed.
+
+A cell's **key** is a content hash of the cell, the base seed, the metrics and the versions of
+pairlab and of the plugins that provide its algorithm and data set; a trial is stored under
+``KEY-TRIAL``, so changing the spec recomputes exactly the cells it changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import sys
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["AlgorithmGrid", "Cell", "DatasetGrid", "LinkGrid", "NoiseGrid", "SweepSpec", "content_key",
+           "derive_seed", "trial_seed", "versions_of"]
+
+#: which generator parameters a budget sets (``links.budget_params`` overrides)
+BUDGET_PARAMS: dict[str, tuple[str, ...]] = {
+    "random": ("n_must_link", "n_cannot_link"), "pairs": ("n_pairs",), "fraction": ("fraction",),
+    "nonoverlapping": ("n_pairs",), "teachers": ("n_teachers",), "grid": (),
+}
+LINK_NOISE_MODELS = ("flip-fraction", "flip-prob", "e-matrix")
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def content_key(value: Any) -> str:
+    """SHA-256 (hex, 32 characters) of the canonical JSON of ``value``."""
+    return hashlib.sha256(canonical(value).encode()).hexdigest()[:32]
+
+
+def trial_seed(seed: int, name: str, trial: int) -> int:
+    """A 63-bit seed from (base seed, a name, trial index) only:
+    ``SeedSequence([seed, crc32(name), trial])`` (the seeds of ``pairlab reproduce`` trials)."""
+    ss = np.random.SeedSequence([seed, zlib.crc32(name.encode()), trial])
+    return int(ss.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def derive_seed(seed: int, what: str, trial: int) -> int:
+    """The seed of what the description ``what`` names in trial ``trial``."""
+    return trial_seed(seed, what, trial)
+
+
+def versions_of(obj: Any) -> dict[str, str]:
+    """pairlab's version and that of the distribution that provides ``obj``'s module."""
+    from importlib import metadata
+
+    from .. import __version__
+
+    out = {"pairlab": __version__}
+    top = getattr(obj, "__module__", "").split(".")[0]
+    try:
+        dists = metadata.packages_distributions().get(top, [])
+    except Exception:  # pragma: no cover - broken metadata must not stop a run
+        dists = []
+    for dist in dists:
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:  # pragma: no cover
+            pass
+    if not dists and top and top in sys.modules:
+        out[top] = str(getattr(sys.modules[top], "__version__", "unknown"))
+    return out
+
+
+def _axes(params: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    names = list(params)
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*params.values())]
+
+
+def _suffix(values: dict[str, Any], axes: dict[str, list[Any]]) -> str:
+    varying = [k for k, v in axes.items() if len(v) > 1]
+    return " ".join(f"{k}={canonical(values[k])}" for k in varying)
+
+
+@dataclass(frozen=True)
+class AlgorithmGrid:
+    """An algorithm with a list of values per parameter (a one-element list is a fixed value)."""
+
+    name: str
+    label: str
+    params: dict[str, list[Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DatasetGrid:
+    name: str
+    label: str
+    params: dict[str, list[Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LinkGrid:
+    """A link generator (None: no links), its fixed parameters and the budgets swept."""
+
+    generator: str | None = None
+    budgets: list[float] = field(default_factory=lambda: [0])
+    budget_params: tuple[str, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NoiseGrid:
+    link_model: str = "flip-fraction"
+    link: list[float] = field(default_factory=lambda: [0.0])
+    label: list[float] = field(default_factory=lambda: [0.0])
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One combination of the factors (everything a trial needs besides its index and seeds)."""
+
+    method: str
+    algorithm: str
+    params: dict[str, Any]
+    dataset: str
+    data_name: str
+    data_params: dict[str, Any]
+    generator: str | None
+    link_params: dict[str, Any]
+    budget: float
+    budget_params: tuple[str, ...]
+    link_noise_model: str
+    link_noise: float
+    label_noise: float
+
+    def describe(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def data_key(self) -> str:
+        return "data|" + canonical([self.data_name, self.data_params])
+
+    def links_key(self) -> str:
+        return "links|" + canonical([self.data_name, self.data_params, self.generator,
+                                     self.link_params, self.budget, self.budget_params])
+
+    def seeds(self, seed: int, trial: int) -> dict[str, int]:
+        return {"data_seed": derive_seed(seed, self.data_key(), trial),
+                "link_seed": derive_seed(seed, self.links_key(), trial),
+                "fit_seed": derive_seed(seed, "fit|" + self.data_key(), trial)}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A validated sweep (build it with :func:`pairlab.sweep.spec.parse_spec`)."""
+
+    algorithms: list[AlgorithmGrid]
+    datasets: list[DatasetGrid]
+    links: LinkGrid = field(default_factory=LinkGrid)
+    noise: NoiseGrid = field(default_factory=NoiseGrid)
+    metrics: list[str] = field(default_factory=lambda: ["purity"])
+    trials: int = 1
+    seed: int = 0
+    max_iter: int | None = None
+    name: str = "sweep"
+
+    def cells(self) -> list[Cell]:
+        """Every cell, in a fixed order: data set, budget, label noise, link noise, method."""
+        out = []
+        for ds in self.datasets:
+            for dvals in _axes(ds.params):
+                dlabel = " ".join(filter(None, [ds.label, _suffix(dvals, ds.params)]))
+                for budget in self.links.budgets:
+                    for label_noise in self.noise.label:
+                        for link_noise in self.noise.link:
+                            for algo in self.algorithms:
+                                for avals in _axes(algo.params):
+                                    method = " ".join(filter(None, [algo.label,
+                                                                    _suffix(avals, algo.params)]))
+                                    out.append(Cell(
+                                        method, algo.name, avals, dlabel, ds.name, dvals,
+                                        self.links.generator, dict(self.links.params), budget,
+                                        tuple(self.links.budget_params), self.noise.link_model,
+                                        link_noise, label_noise))
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec as plain data (written to the provenance JSON; :func:`parse_spec` reads it)."""
+        return {
+            "name": self.name, "seed": self.seed, "trials": self.trials, "metrics": self.metrics,
+            "max_iter": self.max_iter,
+            "algorithms": [{"name": a.name, "label": a.label, "params": a.params}
+                           for a in self.algorithms],
+            "datasets": [{"name": d.name, "label": d.label, "params": d.params} for d in self.datasets],
+            "links": {"generator": self.links.generator, "budget": self.links.budgets,
+                      "budget_params": list(self.links.budget_params), "params": self.links.params},
+            "noise": {"link_model": self.noise.link_model, "link": self.noise.link,
+                      "label": self.noise.label},
+        }

@@ -1,0 +1,112 @@
+"""``run_sweep``: a checked spec -> trials through the engine -> table, summary and provenance.
+
+Output folder ``OUT``::
+
+    OUT/NAME.csv           one row per trial (factors, seeds, outcome, metrics, warnings, error, time)
+    OUT/NAME-summary.csv   one row per cell: mean and s.d. per metric, failures
+    OUT/NAME.json          the spec, the cells and their keys, provenance, engine counts
+    OUT/.trials/           every finished trial (what a rerun resumes from)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..constraints import atomic_write_text
+from ..registry import get_registry
+from .engine import EngineResult, run_tasks
+from .executors import Executor, Task
+from .grid import Cell, SweepSpec, content_key
+from .provenance import provenance
+from .store import TrialStore
+from .table import columns, read_table, summarize, summary_columns, table_row, write_csv
+from .trial import run_trial
+
+__all__ = ["SweepResult", "cell_key", "run_sweep", "sweep_tasks"]
+
+TRIALS_DIR = ".trials"
+KIND = "pairlab-sweep"
+
+
+@dataclass
+class SweepResult:
+    rows: list[dict[str, Any]]
+    summary: list[dict[str, Any]]
+    table: Path
+    summary_table: Path
+    document: Path
+    engine: EngineResult
+
+
+def _plugin_version(kind: str, name: str) -> str:
+    info = get_registry().plugin_of(kind, name)
+    return f"{info.distribution} {info.version}"
+
+
+def cell_key(spec: SweepSpec, cell: Cell) -> str:
+    """Content hash of a cell with everything its trials depend on."""
+    from .. import __version__
+
+    return content_key({"kind": "sweep-cell", "cell": cell.describe(), "seed": spec.seed,
+                        "metrics": spec.metrics, "max_iter": spec.max_iter,
+                        "versions": {"pairlab": __version__,
+                                     "algorithm": _plugin_version("algorithms", cell.algorithm),
+                                     "dataset": _plugin_version("datasets", cell.data_name)}})
+
+
+def sweep_tasks(spec: SweepSpec) -> tuple[list[Task], list[tuple[Cell, str, int, dict[str, int]]]]:
+    """One engine task per (cell, trial), in table order, and what each row needs."""
+    tasks, meta = [], []
+    for cell in spec.cells():
+        key = cell_key(spec, cell)
+        for t in range(spec.trials):
+            seeds = cell.seeds(spec.seed, t)
+            tasks.append(Task(f"{key}-{t:05d}", run_trial,
+                              (cell, t, seeds, list(spec.metrics), spec.max_iter),
+                              f"{cell.method} on {cell.dataset}, trial {t}"))
+            meta.append((cell, key, t, seeds))
+    return tasks, meta
+
+
+def run_sweep(spec: SweepSpec, out_dir: str | os.PathLike[str], executor: Executor | None = None, *,
+              fresh: bool = False, progress: TextIO | None = sys.stderr,
+              argv: Sequence[str] | None = None) -> SweepResult:
+    """Run every trial of ``spec`` not yet stored in ``out_dir`` and write the tables."""
+    start = time.perf_counter()
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tasks, meta = sweep_tasks(spec)
+    ran = run_tasks(tasks, TrialStore(out / TRIALS_DIR), executor, fresh=fresh,
+                    persist_failures=True, progress=progress)
+    rows = []
+    for (cell, key, t, seeds), value, error in zip(meta, ran.values, ran.errors, strict=True):
+        outcome = dict(value or {})
+        if error and not outcome.get("error"):  # the task itself failed (e.g. a worker died)
+            outcome["error"] = error
+        rows.append(table_row(cell, key, t, seeds, outcome, spec.metrics))
+    table = out / f"{spec.name}.csv"
+    text = write_csv(rows, columns(spec.metrics))
+    atomic_write_text(table, text)
+    summary = summarize(read_table(text), spec.metrics)
+    summary_table = out / f"{spec.name}-summary.csv"
+    atomic_write_text(summary_table, write_csv(summary, summary_columns(spec.metrics)))
+    cells = {}
+    for cell, key, _t, _s in meta:
+        cells.setdefault(key[:12], {"key": key, **cell.describe()})
+    doc = {"kind": KIND, "name": spec.name, "spec": spec.to_dict(),
+           "table": table.name, "summary": summary_table.name,
+           "trials": len(tasks), "failures": sum(bool(r["error"]) for r in rows),
+           "engine": {"executor": ran.executor, "stored": ran.stored, "ran": ran.ran,
+                      "corrupt_recomputed": len(ran.corrupt)},
+           "cells": list(cells.values()),
+           "provenance": provenance(argv, time.perf_counter() - start)}
+    document = out / f"{spec.name}.json"
+    atomic_write_text(document, json.dumps(doc, indent=1, default=str) + "\n")
+    return SweepResult(rows, summary, table, summary_table, document, ran)

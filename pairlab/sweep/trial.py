@@ -1,0 +1,89 @@
+"""One trial of a sweep cell, as a worker runs it: data, links, noise, fit, metrics -> one row.
+
+Imports pairlab's core and, through the registry, the plugins; never Qt. A trial that raises comes
+back as a row with its ``error`` (and no metrics), so the sweep goes on.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import constraint_generators as gen
+from ..constraints import Constraints
+from ..params import resolve_params
+from ..registry import get_registry
+from .grid import Cell
+
+__all__ = ["run_trial"]
+
+
+def _links(cell: Cell, data: Any, link_seed: int) -> Constraints:
+    from ..cli_links import GENERATORS
+
+    if cell.generator is None:
+        return Constraints.empty(data.n_samples)
+    spec = GENERATORS[cell.generator]
+    rng = np.random.default_rng([link_seed, 0])
+    y = None if data.y is None else np.asarray(data.y)
+    if cell.label_noise:
+        y = gen.relabel_points(y, cell.label_noise, np.random.default_rng([link_seed, 1]))
+    given = dict(cell.link_params)
+    by_name = {p.name: p for p in spec.params}
+    n = data.n_samples
+    for name in cell.budget_params:
+        b = cell.budget
+        if by_name[name].type is int and not float(b).is_integer():
+            b = round(b * n * (n - 1) / 2)  # a fraction of all pairs
+        given[name] = b
+    values = resolve_params(spec.params, given, owner=f"link generator {cell.generator!r}")
+    links = spec.func(data, y, values, rng)
+    if cell.link_noise:
+        noise_rng = np.random.default_rng([link_seed, 2])
+        level = cell.link_noise
+        if cell.link_noise_model == "flip-fraction":
+            links = gen.flip_fraction(links, level, noise_rng)
+        elif cell.link_noise_model == "flip-prob":
+            links = gen.flip_probability(links, level, noise_rng)
+        else:  # e-matrix: every link reported wrongly with probability `level` (p = q = 1 - level)
+            links = gen.e_matrix_noise(links, 1.0 - level, 1.0 - level, noise_rng)
+    return links
+
+
+def run_trial(cell: Cell, trial: int, seeds: dict[str, int], metrics: list[str],
+              max_iter: int | None) -> dict[str, Any]:
+    """The engine task of one sweep trial: its outcome (the caller adds the factors)."""
+    from ..run import Run
+
+    reg = get_registry()
+    row: dict[str, Any] = {"n_samples": None, "n_must_link": None, "n_cannot_link": None,
+                           "iterations": None, "converged": None, "objective": None,
+                           "metrics": {}, "warnings": "", "error": ""}
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            data = reg.dataset(cell.data_name).make(seed=seeds["data_seed"], **cell.data_params)
+            row["n_samples"] = data.n_samples
+            links = _links(cell, data, seeds["link_seed"])
+            row["n_must_link"], row["n_cannot_link"] = links.n_must_link, links.n_cannot_link
+            run = Run(cell.algorithm, data, links, cell.params, seed=seeds["fit_seed"])
+            state = run.run(max_iter)
+            row["iterations"], row["converged"] = run.n_iter, bool(run.converged)
+            row["objective"] = None if state.objective is None else float(state.objective)
+            for name in metrics:
+                m = reg.metric(name)
+                if (m.needs_truth and data.y is None) or (m.needs_constraints and len(links) == 0):
+                    continue
+                value = (m.func(data.y, state.labels, links) if m.needs_constraints
+                         else m.func(data.y, state.labels))
+                row["metrics"][name] = float(value)
+        except Exception as exc:
+            row["error"] = f"{type(exc).__name__}: {exc}"
+    row["warnings"] = " | ".join(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))
+    row["wall_seconds"] = time.perf_counter() - start
+    return row
+

@@ -1,0 +1,206 @@
+"""The experiment engine (pairlab sweep): spec checks, table, resume, corruption, failures,
+executors giving the same table, and a sweep killed midway."""
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from pairlab import cli
+from pairlab.errors import InvalidInputError
+from pairlab.sweep import make_executor, parse_spec, run_sweep
+from pairlab.sweep.table import TIMING_COLUMNS
+
+SPEC = {
+    "name": "tiny",
+    "trials": 3,
+    "metrics": ["purity", "ari"],
+    "algorithms": [{"name": "gmm", "params": {"n_components": 2}},
+                   {"name": "gmpr", "params": {"n_components": 2}}],
+    "datasets": [{"name": "two-moons", "params": {"n_samples": 40}}],
+    "links": {"generator": "random", "budget": [0, 4]},
+}
+
+
+def without_timing(path):
+    """The table's text with the timing columns removed."""
+    rows = list(csv.reader(io.StringIO(path.read_text())))
+    keep = [i for i, c in enumerate(rows[0]) if c not in TIMING_COLUMNS]
+    return "\n".join(",".join(r[i] for i in keep) for r in rows)
+
+
+def read_rows(path):
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def test_table_has_one_row_per_trial_with_factors_seeds_and_metrics(tmp_path):
+    result = run_sweep(parse_spec(SPEC), tmp_path, progress=None)
+    rows = read_rows(result.table)
+    assert len(rows) == 2 * 2 * 3  # methods x budgets x trials
+    assert [(r["method"], r["budget"], r["trial"]) for r in rows[:4]] == [
+        ("gmm", "0", "0"), ("gmm", "0", "1"), ("gmm", "0", "2"), ("gmpr", "0", "0")]
+    for r in rows:
+        assert r["error"] == "" and 0 < float(r["purity"]) <= 1 and r["iterations"]
+        assert int(r["n_must_link"]) == int(r["n_cannot_link"]) == int(r["budget"])
+    # paired comparison: within a trial every method sees the same data, links and start
+    by = {(r["method"], r["budget"], r["trial"]): r for r in rows}
+    for b in ("0", "4"):
+        for t in "012":
+            g, p = by[("gmm", b, t)], by[("gmpr", b, t)]
+            assert (g["data_seed"], g["link_seed"], g["fit_seed"]) == (
+                p["data_seed"], p["link_seed"], p["fit_seed"])
+    # the paper's equivalence shows in the table: GM-PR without links is GMM
+    for t in "012":
+        assert by[("gmm", "0", t)]["objective"] == by[("gmpr", "0", t)]["objective"]
+    summary = read_rows(result.summary_table)
+    assert len(summary) == 4 and all(s["trials"] == "3" and s["failures"] == "0" for s in summary)
+    doc = json.loads(result.document.read_text())
+    assert doc["spec"]["algorithms"][1]["name"] == "gmpr" and len(doc["cells"]) == 4
+    assert {"pairlab", "plugins", "numpy", "platform", "command"} <= set(doc["provenance"])
+
+
+def test_rerun_resumes_recomputes_corrupt_trials_and_only_changed_cells(tmp_path):
+    first = run_sweep(parse_spec(SPEC), tmp_path, progress=None)
+    text = without_timing(first.table)
+    files = sorted((tmp_path / ".trials").rglob("*.trial"))
+    assert len(files) == 12
+    files[0].unlink()  # lost
+    raw = files[1].read_bytes()
+    files[1].write_bytes(raw[: len(raw) - 7])  # truncated
+    files[2].write_bytes(raw.replace(b"0.", b"1.", 1))  # edited (checksum no longer matches)
+    again = run_sweep(parse_spec(SPEC), tmp_path, progress=None)
+    assert (again.engine.stored, again.engine.ran) == (9, 3)
+    assert len(again.engine.corrupt) == 2
+    assert sorted(p.stem for p in (tmp_path / ".trials").rglob("*.corrupt")) == sorted(
+        p.stem for p in files[1:3])  # damaged files are set aside for inspection, not deleted
+    assert without_timing(again.table) == text
+    # a changed spec recomputes only the cells it changes
+    changed = dict(SPEC, links={"generator": "random", "budget": [0, 4, 6]})
+    third = run_sweep(parse_spec(changed), tmp_path, progress=None)
+    assert (third.engine.stored, third.engine.ran) == (12, 6)
+
+
+def test_failing_trial_is_recorded_and_the_rest_finish(tmp_path):
+    # 12 points in two classes allow 66 - 36 = 30 must-links at most: budget 40 cannot be drawn
+    spec = dict(SPEC, datasets=[{"name": "two-moons", "params": {"n_samples": 12}}],
+                links={"generator": "random", "budget": [2, 40], "budget_params": ["n_must_link"]})
+    result = run_sweep(parse_spec(spec), tmp_path, progress=None)
+    rows = read_rows(result.table)
+    bad = [r for r in rows if r["error"]]
+    assert len(bad) == 6 and {r["budget"] for r in bad} == {"40"}
+    assert all("must-links" in r["error"] and r["purity"] == "" for r in bad)
+    assert all(r["purity"] for r in rows if r["budget"] == "2")
+    summary = {(s["method"], s["budget"]): s for s in read_rows(result.summary_table)}
+    assert summary[("gmm", "40")]["failures"] == "3" and summary[("gmm", "2")]["failures"] == "0"
+    # failures are stored too: the rerun neither loses nor duplicates them
+    again = run_sweep(parse_spec(spec), tmp_path, progress=None)
+    assert again.engine.ran == 0 and without_timing(again.table) == without_timing(result.table)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"algorithms": [{"name": "gmpe"}]}, ["'gmpe'", "'gmpr'"]),
+    ({"datasets": [{"name": "two-moon"}]}, ["'two-moon'", "'two-moons'"]),
+    ({"algorithms": [{"name": "gmm", "params": {"n_component": 2}}]}, ["'n_component'", "'n_components'"]),
+    ({"metrics": ["purty"]}, ["'purty'", "'purity'"]),
+    ({"links": {"generator": "randm", "budget": [1]}}, ["'randm'", "'random'"]),
+    ({"noise": {"link_model": "flip-prb", "link": [0.1]}}, ["'flip-prb'", "'flip-prob'"]),
+    ({"trails": 3}, ["'trails'", "'trials'"]),
+    ({"algorithms": [{"name": "gmm", "params": {"n_components": [2, 0]}}]}, ["n_components", ">= 1"]),
+])
+def test_unknown_names_and_bad_values_are_refused_before_anything_runs(tmp_path, capsys, change, words):
+    spec = {**SPEC, **change}
+    with pytest.raises(InvalidInputError) as info:
+        parse_spec(spec)
+    for w in words:
+        assert w in str(info.value)
+    # the command line says the same and writes nothing
+    toml = tmp_path / "bad.toml"
+    toml.write_text(_toml(spec))
+    assert cli.main(["sweep", str(toml), "--out", str(tmp_path / "out")]) == 1
+    assert words[0] in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def _toml(spec):
+    def value(v):
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        return json.dumps(v)
+
+    lines = [f"{k} = {value(v)}" for k, v in spec.items() if not isinstance(v, list | dict)
+             or (isinstance(v, list) and not (v and isinstance(v[0], dict)))]
+    for k, v in spec.items():
+        if isinstance(v, dict):
+            lines += [f"[{k}]", *[f"{a} = {value(b)}" for a, b in v.items()]]
+        elif isinstance(v, list) and v and isinstance(v[0], dict):
+            for item in v:
+                lines += [f"[[{k}]]", *[f"{a} = {value(b)}" for a, b in item.items()]]
+    return "\n".join(lines) + "\n"
+
+
+def test_toml_file_and_flags_describe_the_same_sweep(tmp_path):
+    toml = tmp_path / "tiny.toml"
+    toml.write_text(_toml(SPEC))
+    assert cli.main(["sweep", str(toml), "--out", str(tmp_path / "file"), "--jobs", "1",
+                     "--no-render"]) == 0
+    assert cli.main(["sweep", "--name", "tiny", "--algorithm", "gmm", "--algorithm", "gmpr",
+                     "--set", "n_components=2", "--dataset", "two-moons", "--data", "n_samples=40",
+                     "--generator", "random", "--budget", "0,4", "--trials", "3",
+                     "--metric", "purity", "--metric", "ari", "--out", str(tmp_path / "flags"),
+                     "--jobs", "1", "--no-render"]) == 0
+    assert without_timing(tmp_path / "file" / "tiny.csv") == without_timing(
+        tmp_path / "flags" / "tiny.csv")
+
+
+def test_two_local_workers_give_the_same_table_as_one(tmp_path):
+    with make_executor(1) as one:
+        a = run_sweep(parse_spec(SPEC), tmp_path / "one", one, progress=None)
+    with make_executor(2) as two:
+        b = run_sweep(parse_spec(SPEC), tmp_path / "two", two, progress=None)
+    assert without_timing(a.table) == without_timing(b.table)
+    assert "local processes (2 workers)" in b.engine.executor
+
+
+def test_a_sweep_killed_midway_completes_on_rerun_with_one_row_per_trial(tmp_path):
+    spec = dict(SPEC, trials=60, algorithms=[{"name": "gmm", "params": {"n_components": 2}}],
+                links={"generator": "random", "budget": [0, 4]})
+    toml = tmp_path / "kill.toml"
+    toml.write_text(_toml(spec))
+    out = tmp_path / "out"
+    env = dict(os.environ, PAIRLAB_DISABLE_PLUGINS="1")
+    proc = subprocess.Popen([sys.executable, "-m", "pairlab", "sweep", str(toml), "--out", str(out),
+                             "--jobs", "1", "--no-render"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(list(out.glob(".trials/*/*.trial"))) >= 10:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    stored = len(list(out.glob(".trials/*/*.trial")))
+    assert 10 <= stored < 120 and not (out / "kill.csv").exists(), stored
+    result = run_sweep(parse_spec(dict(spec, name="kill")), out, progress=None)
+    assert result.engine.stored >= stored - 1 and result.engine.ran == 120 - result.engine.stored
+    rows = read_rows(result.table)
+    keys = [(r["cell"], r["trial"]) for r in rows]
+    assert len(rows) == 120 and len(set(keys)) == 120 and not any(r["error"] for r in rows)
+
+
+def test_figure_panels_put_the_budget_on_x_one_curve_per_method_one_panel_per_dataset(tmp_path):
+    from pairlab.sweep.report import panels
+
+    result = run_sweep(parse_spec(SPEC), tmp_path, progress=None)
+    (panel,) = panels(result.summary, "purity", "random")
+    assert panel.title == "two-moons" and panel.x_label == "link budget (random)"
+    assert [c.method for c in panel.curves] == ["gmm", "gmpr"]
+    rows = read_rows(result.table)
+    gmm0 = [float(r["purity"]) for r in rows if r["method"] == "gmm" and r["budget"] == "0"]
+    assert panel.curves[0].x == [0.0, 4.0]
+    assert panel.curves[0].mean[0] == pytest.approx(sum(gmm0) / 3)
