@@ -14,7 +14,7 @@ import pytest
 
 from pairlab import cli
 from pairlab.errors import InvalidInputError
-from pairlab.sweep import make_executor, parse_spec, run_sweep
+from pairlab.sweep import Task, TrialStore, make_executor, parse_spec, run_sweep, run_tasks
 from pairlab.sweep.table import TIMING_COLUMNS
 
 SPEC = {
@@ -158,13 +158,20 @@ def test_toml_file_and_flags_describe_the_same_sweep(tmp_path):
         tmp_path / "flags" / "tiny.csv")
 
 
-def test_two_local_workers_give_the_same_table_as_one(tmp_path):
+def _qt_modules_loaded():
+    return sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph", "shiboken6"))
+
+
+def test_two_local_workers_give_the_same_table_as_one_and_never_load_qt(tmp_path):
     with make_executor(1) as one:
         a = run_sweep(parse_spec(SPEC), tmp_path / "one", one, progress=None)
     with make_executor(2) as two:
         b = run_sweep(parse_spec(SPEC), tmp_path / "two", two, progress=None)
+        probe = run_tasks([Task("probe", _qt_modules_loaded, ())] * 2, TrialStore(tmp_path / "p"),
+                          two, progress=None, fresh=True)
     assert without_timing(a.table) == without_timing(b.table)
     assert "local processes (2 workers)" in b.engine.executor
+    assert probe.values == [[], []] and not any(probe.errors)
 
 
 def test_a_sweep_killed_midway_completes_on_rerun_with_one_row_per_trial(tmp_path):
@@ -204,3 +211,15 @@ def test_figure_panels_put_the_budget_on_x_one_curve_per_method_one_panel_per_da
     gmm0 = [float(r["purity"]) for r in rows if r["method"] == "gmm" and r["budget"] == "0"]
     assert panel.curves[0].x == [0.0, 4.0]
     assert panel.curves[0].mean[0] == pytest.approx(sum(gmm0) / 3)
+
+
+
+def test_a_two_worker_dask_localcluster_gives_the_same_table_as_jobs_1(tmp_path):
+    pytest.importorskip("distributed")
+    with make_executor(1) as one:
+        a = run_sweep(parse_spec(SPEC), tmp_path / "one", one, progress=None)
+    with make_executor(2, scheduler="local") as dask:
+        assert dask.workers == 2
+        b = run_sweep(parse_spec(SPEC), tmp_path / "dask", dask, progress=None)
+    assert b.engine.ran == 12 and "LocalCluster" in b.engine.executor
+    assert without_timing(a.table) == without_timing(b.table)

@@ -1,0 +1,96 @@
+"""The experiment engine's cost (issue 15): overhead per trial against a plain loop over the same
+trials, the speed-up of 2 local worker processes over 1, and a 2-worker Dask LocalCluster against
+``--jobs 2``.
+
+Every trial is the same fixed amount of work (GMM, 20 EM iterations with ``tol = 0`` on 3 blobs,
+about 20 ms); every timed run recomputes all trials (``fresh``) and writes the store, the table,
+the summary and the JSON as ``pairlab sweep`` does. Worker pools are started before the first
+timed run (by the warm-up run) and kept, so start-up is not timed; the ratio of the speed-up case
+is time(2 workers) / time(1): its goal 0.59 is a speed-up of 1.7.
+"""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+from pairlab.bench import BenchCase
+
+N_SAMPLES = 1500
+
+
+def _spec(trials: int) -> Any:
+    from pairlab.sweep import parse_spec
+
+    return parse_spec({
+        "name": "bench", "trials": trials,
+        "algorithms": [{"name": "gmm", "params": {"n_components": 3, "tol": 0.0, "max_iter": 20}}],
+        "datasets": [{"name": "gaussian-blobs", "params": {"n_samples": N_SAMPLES, "n_centers": 3}}],
+    })
+
+
+def _folder() -> str:
+    path = tempfile.mkdtemp(prefix="pairlab-bench-sweep-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+def _sweep(trials: int, executor: Callable[[], Any]) -> Callable[[], object]:
+    """A timed callable running the whole sweep on the executor ``executor()`` makes (made once)."""
+    from pairlab.sweep import run_sweep
+
+    spec, out, made = _spec(trials), _folder(), []
+
+    def run() -> object:
+        if not made:
+            made.append(executor())
+            atexit.register(made[0].close)
+        return run_sweep(spec, out, made[0], fresh=True, progress=None)
+
+    return run
+
+
+def _plain_loop(trials: int) -> Callable[[], object]:
+    """The same trials, called one after the other: no store, no table, no engine."""
+    from pairlab.sweep.runner import sweep_tasks
+
+    tasks, _ = sweep_tasks(_spec(trials))
+
+    def run() -> object:
+        return [task.fn(*task.args) for task in tasks]
+
+    return run
+
+
+def _executor(jobs: int, scheduler: str | None = None) -> Callable[[], Any]:
+    def make() -> Any:
+        from pairlab.sweep import make_executor
+
+        return make_executor(jobs, scheduler)
+
+    return make
+
+
+def cases(quick: bool) -> list[BenchCase]:
+    overhead_trials = 100 if quick else 1000
+    parallel_trials = 60 if quick else 300
+    out = [
+        BenchCase(f"sweep-overhead-{overhead_trials}-trials", _sweep(overhead_trials, _executor(1)),
+                  _plain_loop(overhead_trials), "a plain loop over the same trials",
+                  N_SAMPLES, 2, 3, 0, goal=1.05, group="sweep"),
+        BenchCase(f"sweep-2-local-workers-{parallel_trials}-trials", _sweep(parallel_trials, _executor(2)),
+                  _sweep(parallel_trials, _executor(1)), "the same sweep with --jobs 1",
+                  N_SAMPLES, 2, 3, 0, goal=1 / 1.7, group="sweep"),
+    ]
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        return out
+    out.append(BenchCase(f"sweep-dask-2-workers-{parallel_trials}-trials",
+                         _sweep(parallel_trials, _executor(2, "local")),
+                         _sweep(parallel_trials, _executor(2)), "the same sweep with --jobs 2",
+                         N_SAMPLES, 2, 3, 0, goal=None, group="sweep"))
+    return out
