@@ -111,6 +111,7 @@ def test_failing_trial_is_recorded_and_the_rest_finish(tmp_path):
     ({"links": {"generator": "randm", "budget": [1]}}, ["'randm'", "'random'"]),
     ({"noise": {"link_model": "flip-prb", "link": [0.1]}}, ["'flip-prb'", "'flip-prob'"]),
     ({"trails": 3}, ["'trails'", "'trials'"]),
+    ({"datasets": [{"name": "iris"}, {"name": "iris"}]}, ["'iris'", "distinct label"]),
     ({"algorithms": [{"name": "gmm", "params": {"n_components": [2, 0]}}]}, ["n_components", ">= 1"]),
 ])
 def test_unknown_names_and_bad_values_are_refused_before_anything_runs(tmp_path, capsys, change, words):

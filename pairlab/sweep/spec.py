@@ -162,10 +162,11 @@ def parse_spec(data: Mapping[str, Any], *, registry: Any = None) -> SweepSpec:
         where = f"datasets[{i}] ({item['name']})"
         datasets.append(DatasetGrid(spec.name, str(item.get("label", spec.name)),
                                     _grid_params(item.get("params", {}), spec.params, where)))
-    labels = [a.label for a in algorithms]
-    for label in labels:
-        if labels.count(label) > 1:
-            raise SpecError(f"two [[algorithms]] are labelled {label!r}: give each a distinct label")
+    for kind, items in (("algorithms", algorithms), ("datasets", datasets)):
+        labels = [a.label for a in items]
+        for label in labels:
+            if labels.count(label) > 1:
+                raise SpecError(f"two [[{kind}]] are labelled {label!r}: give each a distinct label")
 
     metrics = data.get("metrics", ["purity"])
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
