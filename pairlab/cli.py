@@ -249,6 +249,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PairlabError as exc:
         print(f"pairlab: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C: no traceback (a sweep says itself what it kept)
+        print("pairlab: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as Unix tools do
         import os
 

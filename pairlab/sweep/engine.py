@@ -49,9 +49,12 @@ class Progress:
         self.done = stored
         self.start = time.perf_counter()
         self._last = 0.0
+        self._first = self.start
         self.show(force=True)
 
     def advance(self) -> None:
+        if self.done == self.stored:
+            self._first = time.perf_counter()
         self.done += 1
         self.show(force=self.done == self.total)
 
@@ -66,8 +69,9 @@ class Progress:
         elapsed = now - self.start
         ran = self.done - self.stored
         eta = ""
-        if 0 < ran and self.done < self.total:
-            eta = f", ETA {elapsed / ran * (self.total - self.done):.0f} s"
+        if ran > 1 and self.done < self.total:  # rate from the first result on: start-up excluded
+            rate = (now - self._first) / (ran - 1)
+            eta = f", ETA {rate * (self.total - self.done):.0f} s"
         stored = f", {self.stored} stored" if self.stored else ""
         self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total}"
                           f" trials{stored}, {elapsed:.1f} s{eta}  ")
