@@ -3,6 +3,16 @@
 One implementation of the Cholesky-based log densities, the weighted M-step for means and
 covariances, k-means++ seeding and the EM stepper skeleton; the constrained algorithms override
 only their E-step (and, where the paper says so, the update of the mixing weights).
+
+Covariance types (``covariance_type``, as scikit-learn's ``GaussianMixture``): ``"full"`` one
+matrix per component, ``"tied"`` one matrix shared by all components, ``"diag"`` one
+axis-aligned (diagonal) matrix per component, ``"spherical"`` one variance per component. The
+functions here hold the covariances and precision Cholesky factors in scikit-learn's shapes for
+the type -- full (k, d, d), tied (d, d), diag (k, d), spherical (k,) -- and
+:func:`full_covariances` expands them to (k, d, d) matrices, which is what a state's ``model``
+holds (so drawing and the brute-force oracles need not know the type). The M-step for each type
+is the maximiser of the expected complete-data log-likelihood sum_ik r_ik log N(x_i | mu_k,
+Sigma_k) over that family of matrices (see docs/algorithms/covariance_types.md).
 """
 
 from __future__ import annotations
@@ -20,32 +30,122 @@ from .params import Param
 from .state import State
 
 __all__ = [
+    "COVARIANCE_TYPES",
     "MIXTURE_PARAMS",
     "MixtureAlgorithm",
+    "check_covariances",
+    "compact_covariances",
+    "covariance_shape",
     "estimate_log_gaussian",
+    "full_covariances",
     "gaussian_m_step",
     "initial_parameters",
     "kmeans_plusplus",
     "log_normalize",
     "precision_cholesky",
+    "weighted_log_prob",
 ]
 
 _EPS = 10 * np.finfo(np.float64).eps
 
+COVARIANCE_TYPES: tuple[str, ...] = ("full", "tied", "diag", "spherical")
+
 MIXTURE_PARAMS: tuple[Param, ...] = (
     Param("n_components", int, 2, "number of mixture components (classes)", low=1),
+    Param("covariance_type", str, "full", "covariance shape: full (one matrix per component), "
+          "tied (one matrix shared by all), diag (axis-aligned per component) or spherical (one "
+          "variance per component)", choices=COVARIANCE_TYPES),
     Param("reg_covar", float, 1e-6, "added to the covariance diagonals", low=0.0),
     Param("tol", float, 1e-3, "stop when the mean log-likelihood per point moves less", low=0.0),
     Param("max_iter", int, 100, "maximum number of EM iterations", low=1),
     Param("init", str, "k-means++", "how to pick initial means", choices=("k-means++", "random")),
     Param("means_init", np.ndarray, None, "initial means (k, d)", nullable=True),
     Param("weights_init", np.ndarray, None, "initial weights (k,)", nullable=True),
-    Param("covariances_init", np.ndarray, None, "initial covariances (k, d, d)", nullable=True),
+    Param("covariances_init", np.ndarray, None, "initial covariances: (k, d, d) matrices of the "
+          "covariance_type's form, or its own shape (tied (d, d), diag (k, d), spherical (k,))",
+          nullable=True),
 )
 
 
-def precision_cholesky(covariances: np.ndarray) -> np.ndarray:
-    """Cholesky factors of the precision matrices, (k, d, d); clear error if one is singular."""
+def _check_type(covariance_type: str) -> None:
+    if covariance_type not in COVARIANCE_TYPES:
+        raise InvalidInputError(f"covariance_type must be one of {', '.join(COVARIANCE_TYPES)}; "
+                                f"got {covariance_type!r}.")
+
+
+def covariance_shape(covariance_type: str, k: int, d: int) -> tuple[int, ...]:
+    """scikit-learn's shape of the covariances (and precision Cholesky factors) of a type."""
+    _check_type(covariance_type)
+    return {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[covariance_type]
+
+
+def full_covariances(covariances: np.ndarray, covariance_type: str, k: int,
+                     d: int | None = None) -> np.ndarray:
+    """The (k, d, d) matrices of covariances held in the type's own shape (``d`` for spherical)."""
+    _check_type(covariance_type)
+    covariances = np.asarray(covariances, dtype=float)
+    if covariance_type == "full":
+        return covariances
+    if covariance_type == "tied":
+        return np.repeat(covariances[None], k, axis=0)
+    if covariance_type == "diag":
+        d = covariances.shape[1]
+        out = np.zeros((k, d, d))
+        out[:, np.arange(d), np.arange(d)] = covariances
+        return out
+    if d is None:
+        raise ValueError("full_covariances needs d for spherical covariances")
+    return covariances[:, None, None] * np.eye(d)
+
+
+def compact_covariances(covariances: np.ndarray, covariance_type: str,
+                        name: str = "covariances") -> np.ndarray:
+    """Inverse of :func:`full_covariances`: the type's shape from (k, d, d) matrices of its form.
+
+    Raises :class:`InvalidInputError` when the matrices are not of that form (off-diagonal
+    entries for diag, unequal variances for spherical, different matrices for tied).
+    """
+    _check_type(covariance_type)
+    covs = np.asarray(covariances, dtype=float)
+    if covariance_type == "full":
+        return covs
+    diag = np.diagonal(covs, axis1=1, axis2=2)
+    scale = max(float(np.abs(covs).max(initial=0.0)), np.finfo(float).tiny)
+    tol = 1e-12 * scale
+    if covariance_type == "tied":
+        ok = bool(np.all(np.abs(covs - covs[:1]) <= tol))
+        want, out = "one matrix shared by every component", covs[0]
+    else:
+        ok = bool(np.all(np.abs(covs - diag[:, :, None] * np.eye(covs.shape[1])) <= tol))
+        want, out = "diagonal matrices", diag
+        if covariance_type == "spherical":
+            ok = ok and bool(np.all(np.abs(diag - diag[:, :1]) <= tol))
+            want, out = "multiples of the identity", diag[:, 0]
+    if not ok:
+        raise InvalidInputError(
+            f"{name} are (k, d, d) matrices but covariance_type={covariance_type!r} needs {want}; "
+            f"give them in that form or in the type's own shape, or change covariance_type.")
+    return np.array(out)
+
+
+def precision_cholesky(covariances: np.ndarray, covariance_type: str = "full") -> np.ndarray:
+    """Cholesky factors of the precisions in the type's shape; clear error if one is singular.
+
+    full (k, d, d) and tied (d, d): the upper factor ``P`` with ``P P^T = Sigma^-1``; diag (k, d)
+    and spherical (k,): ``1 / sqrt(variance)``.
+    """
+    _check_type(covariance_type)
+    covariances = np.asarray(covariances, dtype=float)
+    singular = InvalidInputError(
+        "a covariance is singular or not positive definite (a component collapsed onto too few "
+        "or duplicate points); increase reg_covar, use fewer components, or remove duplicate "
+        "points.")
+    if covariance_type in ("diag", "spherical"):
+        if not np.all(covariances > 0):
+            raise singular
+        return 1.0 / np.sqrt(covariances)
+    if covariance_type == "tied":
+        return precision_cholesky(covariances[None])[0]
     k, d, _ = covariances.shape
     out = np.empty_like(covariances)
     eye = np.eye(d)
@@ -62,15 +162,39 @@ def precision_cholesky(covariances: np.ndarray) -> np.ndarray:
     return out
 
 
-def estimate_log_gaussian(X: np.ndarray, means: np.ndarray, prec_chol: np.ndarray) -> np.ndarray:
-    """log N(x_i | mu_k, Sigma_k) for every point and component, shape (n, k)."""
+def estimate_log_gaussian(X: np.ndarray, means: np.ndarray, prec_chol: np.ndarray,
+                          covariance_type: str = "full") -> np.ndarray:
+    """log N(x_i | mu_k, Sigma_k) for every point and component, shape (n, k).
+
+    ``prec_chol`` is :func:`precision_cholesky` of the covariances of ``covariance_type``.
+    """
     n, d = X.shape
     k = means.shape[0]
-    log_det = np.log(np.diagonal(prec_chol, axis1=1, axis2=2)).sum(axis=1)
-    out = np.empty((n, k))
-    for j in range(k):
-        y = X @ prec_chol[j] - means[j] @ prec_chol[j]
-        out[:, j] = np.einsum("ij,ij->i", y, y)
+    if covariance_type == "full":
+        log_det = np.log(np.diagonal(prec_chol, axis1=1, axis2=2)).sum(axis=1)
+        out = np.empty((n, k))
+        for j in range(k):
+            y = X @ prec_chol[j] - means[j] @ prec_chol[j]
+            out[:, j] = np.einsum("ij,ij->i", y, y)
+    elif covariance_type == "tied":
+        log_det = np.log(np.diagonal(prec_chol)).sum()
+        XP, MP = X @ prec_chol, means @ prec_chol  # the shared factor: one product for all k
+        out = np.empty((n, k))
+        for j in range(k):
+            y = XP - MP[j]
+            out[:, j] = np.einsum("ij,ij->i", y, y)
+    elif covariance_type == "diag":
+        # sum_l p_kl (x_il - mu_kl)^2 expanded into matrix products (as scikit-learn does)
+        log_det = np.log(prec_chol).sum(axis=1)
+        prec = prec_chol**2
+        out = (means**2 * prec).sum(axis=1) - 2.0 * (X @ (means * prec).T) + (X * X) @ prec.T
+    elif covariance_type == "spherical":
+        log_det = d * np.log(prec_chol)
+        prec = prec_chol**2
+        sq = np.einsum("ij,ij->i", X, X)
+        out = ((means**2).sum(axis=1) - 2.0 * (X @ means.T) + sq[:, None]) * prec
+    else:
+        _check_type(covariance_type)
     return -0.5 * (d * np.log(2 * np.pi) + out) + log_det
 
 
@@ -99,22 +223,45 @@ def log_normalize(log_p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def gaussian_m_step(
-    X: np.ndarray, resp: np.ndarray, reg_covar: float
+    X: np.ndarray, resp: np.ndarray, reg_covar: float, covariance_type: str = "full"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Weighted means and covariances (GM-PR eq. 16-18 with ``resp`` the per-point posteriors).
 
     Returns ``(nk, means, covariances)`` where ``nk`` is the total responsibility of each
-    component (plus a tiny epsilon, as scikit-learn adds, so an empty component stays finite).
+    component (plus a tiny epsilon, as scikit-learn adds, so an empty component stays finite)
+    and the covariances have the shape of ``covariance_type``. With S_k = sum_i r_ik (x_i -
+    mu_k)(x_i - mu_k)^T / N_k, the maximisers of sum_ik r_ik log N(x_i | mu_k, Sigma_k) are:
+    full S_k; tied sum_k N_k S_k / sum_k N_k; diag diag(S_k); spherical tr(S_k) / d. ``reg_covar``
+    is added as scikit-learn adds it: to every diagonal entry (full, tied, diag) and to the
+    variance (spherical, the mean of the regularised diagonal).
     """
     nk = resp.sum(axis=0) + _EPS
-    means = (resp.T @ X) / nk[:, None]
-    k, d = means.shape
-    covs = np.empty((k, d, d))
-    for j in range(k):
-        diff = X - means[j]
-        covs[j] = (resp[:, j] * diff.T) @ diff / nk[j]
-        covs[j].flat[:: d + 1] += reg_covar
-    return nk, means, covs
+    k, d = resp.shape[1], X.shape[1]
+    if covariance_type == "full":
+        means = (resp.T @ X) / nk[:, None]
+        covs = np.empty((k, d, d))
+        for j in range(k):
+            diff = X - means[j]
+            covs[j] = (resp[:, j] * diff.T) @ diff / nk[j]
+            covs[j].flat[:: d + 1] += reg_covar
+        return nk, means, covs
+    _check_type(covariance_type)
+    # One-pass second moments about the data mean c: E[(x-c)(x-c)^T] - (mu-c)(mu-c)^T. Shifting
+    # by c keeps the cancellation to the spread of the means, not their distance from 0.
+    c = X.mean(axis=0)
+    Xc = X - c
+    mc = (resp.T @ Xc) / nk[:, None]
+    means = mc + c
+    if covariance_type == "tied":
+        w = resp.sum(axis=1)
+        cov = ((Xc.T * w) @ Xc - (nk * mc.T) @ mc) / nk.sum()
+        cov = 0.5 * (cov + cov.T)
+        cov.flat[:: d + 1] += reg_covar
+        return nk, means, cov
+    var = (resp.T @ (Xc * Xc)) / nk[:, None] - mc**2 + reg_covar
+    if covariance_type == "spherical":
+        var = var.mean(axis=1)
+    return nk, means, var
 
 
 def kmeans_plusplus(X: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -155,11 +302,13 @@ def initial_parameters(
     """Starting ``(weights, means, covariances)`` (GM-PR section 4.1).
 
     Means from ``means_init`` or k-means++ (or ``k`` random points with ``init="random"``);
-    covariances from ``covariances_init`` or from the nearest-mean assignment; weights from
-    ``weights_init`` or uniform.
+    covariances (in the shape of ``params["covariance_type"]``, default full) from
+    ``covariances_init`` or from the nearest-mean assignment; weights from ``weights_init`` or
+    uniform.
     """
     n, d = X.shape
     k = params["n_components"] if k is None else k
+    covariance_type = params.get("covariance_type", "full")
     if n < k:
         raise InvalidInputError(f"n_components={k} exceeds the number of points ({n}).")
     means = params.get("means_init")
@@ -172,8 +321,9 @@ def initial_parameters(
     covs = params.get("covariances_init")
     if covs is None:
         _, _, covs = gaussian_m_step(X, nearest_mean_responsibilities(X, means),
-                                     params["reg_covar"])
-    covs = _check_shape(covs, (k, d, d), "covariances_init")
+                                     params["reg_covar"], covariance_type)
+    else:
+        covs = check_covariances(covs, covariance_type, k, d, "covariances_init")
     weights = params.get("weights_init")
     weights = np.full(k, 1.0 / k) if weights is None else _check_shape(weights, (k,), "weights_init")
     if (weights < 0).any() or not np.isclose(weights.sum(), 1.0):
@@ -188,6 +338,19 @@ def _check_shape(arr: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
     return arr
 
 
+def check_covariances(covs: Any, covariance_type: str, k: int, d: int,
+                      name: str = "covariances_init") -> np.ndarray:
+    """``covs`` in the type's shape, given either in that shape or as (k, d, d) matrices."""
+    shape = covariance_shape(covariance_type, k, d)
+    arr = np.asarray(covs, dtype=float)
+    if arr.shape == shape:
+        return arr
+    if arr.shape == (k, d, d):
+        return compact_covariances(arr, covariance_type, name)
+    also = "" if covariance_type == "full" else f" or {shape} (covariance_type={covariance_type!r})"
+    raise InvalidInputError(f"{name} must have shape {(k, d, d)}{also}, got {arr.shape}.")
+
+
 class MixtureAlgorithm(Algorithm):
     """EM skeleton for Gaussian mixtures. Subclasses override :meth:`e_step` and may override
     :meth:`m_step`.
@@ -195,11 +358,19 @@ class MixtureAlgorithm(Algorithm):
     A state at iteration t holds the parameters theta_t in ``model`` and the posteriors and
     objective computed under theta_t; :meth:`step` is one M-step then one E-step, so the parameter
     sequence is exactly EM's (and scikit-learn's).
+
+    Covariances travel between the steps in the shape of :attr:`covariance_type`;
+    ``model["covariances"]`` holds them as (k, d, d) matrices whatever the type, and
+    ``model["precisions_cholesky"]`` in the type's own (scikit-learn's) shape.
     """
 
     params: ClassVar[tuple[Param, ...]] = MIXTURE_PARAMS
     accepts_means_init: ClassVar[bool] = True
     objective_name: ClassVar[str] = "log-likelihood"
+
+    @property
+    def covariance_type(self) -> str:
+        return self.params.get("covariance_type", "full")
 
     def initialize(self) -> State:
         weights, means, covs = initial_parameters(self.X, self.params, self.rng)
@@ -254,7 +425,7 @@ class MixtureAlgorithm(Algorithm):
 
     def make_state(self, iteration: int, weights: np.ndarray, means: np.ndarray,
                    covs: np.ndarray, **model: np.ndarray) -> State:
-        prec_chol = precision_cholesky(covs)
+        prec_chol = precision_cholesky(covs, self.covariance_type)
         resp, objective, extras = self.e_step(weights, means, prec_chol)
         return State(
             iteration=iteration,
@@ -262,10 +433,29 @@ class MixtureAlgorithm(Algorithm):
             responsibilities=resp,
             objective=objective,
             objective_name=self.objective_name,
-            model={"weights": weights, "means": means, "covariances": covs,
+            model={"weights": weights, "means": means,
+                   "covariances": self.full_covariances(covs, means.shape[0]),
                    "precisions_cholesky": prec_chol, **model},
             extras=extras,
         )
+
+    def full_covariances(self, covs: np.ndarray, k: int) -> np.ndarray:
+        """(k, d, d) matrices of covariances in the shape of :attr:`covariance_type`."""
+        return full_covariances(covs, self.covariance_type, k, self.X.shape[1])
+
+    def log_gaussian(self, X: np.ndarray, means: np.ndarray, prec_chol: np.ndarray) -> np.ndarray:
+        """:func:`estimate_log_gaussian` for this algorithm's covariance type."""
+        return estimate_log_gaussian(X, means, prec_chol, self.covariance_type)
+
+    def weighted_log_prob(self, X: np.ndarray, weights: np.ndarray, means: np.ndarray,
+                          prec_chol: np.ndarray) -> np.ndarray:
+        """:func:`weighted_log_prob` for this algorithm's covariance type."""
+        return weighted_log_prob(X, weights, means, prec_chol, self.covariance_type)
+
+    def gaussian_m_step(self, X: np.ndarray, resp: np.ndarray
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:func:`gaussian_m_step` with this algorithm's ``reg_covar`` and covariance type."""
+        return gaussian_m_step(X, resp, self.params["reg_covar"], self.covariance_type)
 
     def e_step(
         self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
@@ -275,7 +465,7 @@ class MixtureAlgorithm(Algorithm):
 
     def m_step(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Default M-step: weights proportional to total responsibility (GMM)."""
-        nk, means, covs = gaussian_m_step(self.X, state.responsibilities, self.params["reg_covar"])
+        nk, means, covs = self.gaussian_m_step(self.X, state.responsibilities)
         return nk / nk.sum(), means, covs
 
     def converged(self, previous: State, current: State) -> bool:
@@ -284,13 +474,13 @@ class MixtureAlgorithm(Algorithm):
 
     def predict_proba(self, state: State, X: np.ndarray) -> np.ndarray:
         """Posterior over components of unseen points under the fitted mixture (GM-PR eq. 11)."""
-        log_p = weighted_log_prob(X, state.model["weights"], state.model["means"],
-                                  state.model["precisions_cholesky"])
+        log_p = self.weighted_log_prob(X, state.model["weights"], state.model["means"],
+                                       state.model["precisions_cholesky"])
         return log_normalize(log_p)[0]
 
 
 def weighted_log_prob(X: np.ndarray, weights: np.ndarray, means: np.ndarray,
-                      prec_chol: np.ndarray) -> np.ndarray:
+                      prec_chol: np.ndarray, covariance_type: str = "full") -> np.ndarray:
     """log alpha_k + log N(x_i | mu_k, Sigma_k), shape (n, k); log 0 = -inf for empty weights."""
     with np.errstate(divide="ignore"):
-        return estimate_log_gaussian(X, means, prec_chol) + np.log(weights)
+        return estimate_log_gaussian(X, means, prec_chol, covariance_type) + np.log(weights)

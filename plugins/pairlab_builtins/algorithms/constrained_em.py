@@ -64,8 +64,6 @@ from pairlab.markov import LabelNetwork
 from pairlab.mixture import (
     MIXTURE_PARAMS,
     MixtureAlgorithm,
-    estimate_log_gaussian,
-    gaussian_m_step,
     log_normalize,
 )
 from pairlab.params import Param
@@ -218,7 +216,7 @@ class ConstrainedEM(MixtureAlgorithm):
                ) -> tuple[np.ndarray, float, dict[str, Any]]:
         with np.errstate(divide="ignore"):
             log_alpha = np.log(weights)
-        unary = self._unary(log_alpha, estimate_log_gaussian(self.X, means, prec_chol))
+        unary = self._unary(log_alpha, self.log_gaussian(self.X, means, prec_chol))
         if self._net is None:
             q, log_norm = log_normalize(unary)
             log_joint = float(log_norm.sum())
@@ -242,7 +240,7 @@ class ConstrainedEM(MixtureAlgorithm):
     # -- M-step -------------------------------------------------------------------------------
     def m_step(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         resp = state.responsibilities
-        nk, means, covs = gaussian_m_step(self.X, resp, self.params["reg_covar"])
+        nk, means, covs = self.gaussian_m_step(self.X, resp)
         counts = nk if self._unit_weights else self._point_weight @ resp + _EPS
         return self.update_weights(counts, state.model["weights"]), means, covs
 

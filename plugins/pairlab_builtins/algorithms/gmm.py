@@ -1,4 +1,4 @@
-"""Plain Gaussian mixture by EM (full covariances): the unconstrained baseline."""
+"""Plain Gaussian mixture by EM: the unconstrained baseline."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ from typing import Any
 import numpy as np
 
 from pairlab import hookimpl
-from pairlab.mixture import MixtureAlgorithm, log_normalize, weighted_log_prob
+from pairlab.mixture import MixtureAlgorithm, log_normalize
 
 
 class GaussianMixtureEM(MixtureAlgorithm):
-    """EM for a Gaussian mixture with full covariances (Dempster, Laird & Rubin 1977).
+    """EM for a Gaussian mixture (Dempster, Laird & Rubin 1977).
 
     The objective is the observed-data log-likelihood sum_i log sum_k alpha_k N(x_i | mu_k,
-    Sigma_k); the update sequence equals scikit-learn's ``GaussianMixture`` from the same start.
+    Sigma_k); for every ``covariance_type`` (full, tied, diag, spherical) the update sequence
+    equals scikit-learn's ``GaussianMixture`` of that type from the same start.
     """
 
     name = "gmm"
@@ -24,7 +25,7 @@ class GaussianMixtureEM(MixtureAlgorithm):
 
     def e_step(self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
                ) -> tuple[np.ndarray, float, dict[str, Any]]:
-        resp, log_norm = log_normalize(weighted_log_prob(self.X, weights, means, prec_chol))
+        resp, log_norm = log_normalize(self.weighted_log_prob(self.X, weights, means, prec_chol))
         return resp, float(log_norm.sum()), {}
 
 

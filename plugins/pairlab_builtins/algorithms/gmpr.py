@@ -19,8 +19,6 @@ from pairlab.explanation import Bars, Explanation
 from pairlab.mixture import (
     MIXTURE_PARAMS,
     MixtureAlgorithm,
-    estimate_log_gaussian,
-    gaussian_m_step,
     initial_parameters,
     precision_cholesky,
 )
@@ -48,16 +46,18 @@ class GMPR(MixtureAlgorithm):
 
     E-step: eq. 11 for unlinked points, eq. 12 for must-linked chunklets, eq. 14 for cannot-links,
     computed exactly (belief propagation / cutset conditioning) in log space. M-step: means and
-    covariances by eq. 16-18 (``reg_covar`` added to the diagonals as in scikit-learn); class
+    covariances by eq. 16-18 (``reg_covar`` added to the diagonals as in scikit-learn), restricted
+    to the family of ``covariance_type`` (tied: one matrix pooled over all components; diag and
+    spherical: the diagonal / mean variance of eq. 18; the E-step only sees the densities); class
     proportions by eq. 19, Newton-Raphson from the closed form that drops the cannot-link
     normaliser. The objective is the observed-data log-likelihood, pair terms included; EM never
     decreases it. Initialisation (section 4.1): k-means++ means, covariances from the
     nearest-mean assignment, ``alpha = 1/M`` (or ``means_init`` / ``covariances_init`` /
     ``weights_init``). ``n_components`` is the number of classes ``M``.
 
-    State: ``model`` holds ``weights`` (alpha), ``means``, ``covariances`` and
-    ``precisions_cholesky``; ``responsibilities`` are the class posteriors; ``extras`` hold the
-    expected class counts of eq. 19 (``class_counts``).
+    State: ``model`` holds ``weights`` (alpha), ``means``, ``covariances`` ((k, d, d) for every
+    type) and ``precisions_cholesky`` (in the type's shape); ``responsibilities`` are the class
+    posteriors; ``extras`` hold the expected class counts of eq. 19 (``class_counts``).
     """
 
     name = "gmpr"
@@ -115,7 +115,7 @@ class GMPR(MixtureAlgorithm):
                             pi: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """``log p(x | class m)`` (n, M) and, with several clusters per class, the posterior of
         the cluster given the class (n, K) (eq. 21, 26)."""
-        log_dens = estimate_log_gaussian(X, means, prec_chol)
+        log_dens = self.log_gaussian(X, means, prec_chol)
         if self.single:
             return log_dens, None
         with np.errstate(divide="ignore"):
@@ -128,7 +128,7 @@ class GMPR(MixtureAlgorithm):
 
     def _state(self, iteration: int, alpha: np.ndarray, means: np.ndarray, covs: np.ndarray,
                pi: np.ndarray) -> State:
-        prec_chol = precision_cholesky(covs)
+        prec_chol = precision_cholesky(covs, self.covariance_type)
         log_dens, within = self.class_log_densities(self.X, means, prec_chol, pi)
         with np.errstate(divide="ignore"):
             log_alpha = np.log(alpha)
@@ -141,7 +141,8 @@ class GMPR(MixtureAlgorithm):
         n = self.dataset.n_samples
         resp = q[:n]
         extras: dict[str, Any] = {"class_counts": counts}
-        model = {"weights": alpha, "means": means, "covariances": covs,
+        model = {"weights": alpha, "means": means,
+                 "covariances": self.full_covariances(covs, means.shape[0]),
                  "precisions_cholesky": prec_chol}
         if self.single:
             if q.shape[0] > n:
@@ -167,7 +168,7 @@ class GMPR(MixtureAlgorithm):
         resp = state.responsibilities if self.single else state.extras["component_responsibilities"]
         if "duplicate_responsibilities" in state.extras:
             resp = np.vstack([resp, state.extras["duplicate_responsibilities"]])
-        nk, means, covs = gaussian_m_step(self.X_augmented, resp, self.params["reg_covar"])
+        nk, means, covs = self.gaussian_m_step(self.X_augmented, resp)
         if self.single:
             pi = np.ones(nk.size)
         else:

@@ -9,7 +9,7 @@ import numpy as np
 from pairlab import hookimpl
 from pairlab.errors import InvalidInputError
 from pairlab.mixture import (
-    gaussian_m_step,
+    check_covariances,
     initial_parameters,
     kmeans_plusplus,
     nearest_mean_responsibilities,
@@ -41,6 +41,10 @@ class GMPRMixture(GMPR):
     ``m_K`` cluster means and covariances from the nearest-mean assignment. A class with one
     cluster keeps its class-level mean and covariance, so ``m_K = 1`` is exactly ``gmpr``. A class
     that received fewer than ``m_K`` points seeds from the ``m_K`` points nearest its mean.
+
+    ``covariance_type`` applies per cluster (full, diag, spherical: one per cluster); ``tied``
+    shares one matrix over all ``K`` clusters of all classes (the M-step pools eq. 35 over them),
+    initialised from the scatter about the nearest of the ``K`` cluster means.
 
     State: ``model`` adds ``class_of_component`` (K,) and ``component_weights`` (pi, K,) to
     ``gmpr``'s keys (``means`` etc. are per component, ``weights`` per class);
@@ -99,12 +103,14 @@ class GMPRMixture(GMPR):
         _, class_means, class_covs = initial_parameters(
             X, {**flat, "covariances_init": None}, self.rng, k=k)
         assigned = nearest_mean_responsibilities(X, class_means).argmax(axis=1)
+        tied = self.covariance_type == "tied"
         means, covs = [], []
         for m in range(k):
             mk = int(self.per_class[m])
             if mk == 1:
                 means.append(class_means[m:m + 1])
-                covs.append(class_covs[m:m + 1])
+                if not tied:
+                    covs.append(class_covs[m:m + 1])
                 continue
             pool = X[assigned == m]
             if pool.shape[0] < mk:
@@ -114,18 +120,18 @@ class GMPRMixture(GMPR):
                 seeds = pool[self.rng.choice(pool.shape[0], size=mk, replace=False)]
             else:
                 seeds = kmeans_plusplus(pool, mk, self.rng)
-            _, _, c = gaussian_m_step(pool, nearest_mean_responsibilities(pool, seeds),
-                                      p["reg_covar"])
             means.append(seeds)
-            covs.append(c)
-        means, covs = np.vstack(means), np.concatenate(covs)
+            if not tied:
+                _, _, c = self.gaussian_m_step(pool, nearest_mean_responsibilities(pool, seeds))
+                covs.append(c)
+        means = np.vstack(means)
         if p["covariances_init"] is not None:
-            covs = np.asarray(p["covariances_init"], dtype=float)
-            if covs.shape != (n_comp, X.shape[1], X.shape[1]):
-                raise InvalidInputError(
-                    f"covariances_init must have shape {(n_comp, X.shape[1], X.shape[1])}, "
-                    f"got {covs.shape}."
-                )
+            covs = check_covariances(p["covariances_init"], self.covariance_type, n_comp,
+                                     X.shape[1])
+        elif tied:  # one matrix: the scatter about the nearest of all K cluster means
+            _, _, covs = self.gaussian_m_step(X, nearest_mean_responsibilities(X, means))
+        else:
+            covs = np.concatenate(covs)
         return alpha, means, covs, pi
 
 

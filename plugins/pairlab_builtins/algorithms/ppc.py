@@ -58,9 +58,7 @@ from pairlab.errors import InvalidInputError
 from pairlab.mixture import (
     MIXTURE_PARAMS,
     MixtureAlgorithm,
-    gaussian_m_step,
     log_normalize,
-    weighted_log_prob,
 )
 
 from .ppc_posteriors import (
@@ -210,7 +208,7 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
                ) -> tuple[np.ndarray, float, dict[str, Any]]:
         """Posteriors P_p(z_i = k | X, Theta, W) per clique and log P_p(X | Theta, W) (section 3)."""
         g = self._graph
-        log_p = weighted_log_prob(self.X, weights, means, prec_chol)
+        log_p = self.weighted_log_prob(self.X, weights, means, prec_chol)
         U = log_p if g.agg is None else g.agg @ log_p
         extras: dict[str, Any] = {}
         if self._all_single:
@@ -252,7 +250,7 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
         When Omega is constant (no relations, or ``omega="ignore"``) eq. 2.13 has the GMM's closed
         form N_k / N, used whatever ``weights_update`` says.
         """
-        nk, means, covs = gaussian_m_step(self.X, state.responsibilities, self.params["reg_covar"])
+        nk, means, covs = self.gaussian_m_step(self.X, state.responsibilities)
         if self._omega.trivial or self._ignore_omega:
             return nk / nk.sum(), means, covs
         return self.update_weights(nk, state.model["weights"]), means, covs
