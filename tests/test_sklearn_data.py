@@ -37,6 +37,10 @@ def test_digits_subset_and_pca():
     assert np.allclose(data.X.mean(axis=0), 0) and data.X[:, 0].var() >= data.X[:, 1].var()
     raw = spec.make(classes="4, 5,6,7", pca=False)
     assert set(np.unique(raw.y)) == {4, 5, 6, 7} and raw.n_features == 64
+    std = spec.make(classes="4,5,6,7", pca=False, standardize=True).X
+    sd = std.std(axis=0)  # constant pixels (always blank) stay constant; the others get sd 1
+    assert np.allclose(std.mean(axis=0), 0) and np.allclose(sd[raw.X.std(axis=0) > 0], 1)
+    assert np.array_equal(sd == 0, raw.X.std(axis=0) == 0)
     with pytest.raises(InvalidInputError, match="digits 0-9"):
         spec.make(classes="1,x")
     with pytest.raises(InvalidInputError, match="digits 0-9"):

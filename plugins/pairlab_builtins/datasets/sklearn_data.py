@@ -11,7 +11,7 @@ import importlib
 import numpy as np
 
 from pairlab import Dataset, DatasetSpec, Param, hookimpl
-from pairlab.dataset import pca_view
+from pairlab.dataset import pca_view, standardize
 from pairlab.errors import InvalidInputError
 
 REQUIRES = ("scikit-learn",)
@@ -32,8 +32,7 @@ def _bundled(loader: str, name: str):
         bunch = getattr(_sklearn_datasets(), loader)()
         X = np.asarray(bunch.data, dtype=float)
         if params["standardize"]:
-            sd = X.std(axis=0)
-            X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+            X = standardize(X)
         return Dataset(X, np.asarray(bunch.target), name=name,
                        feature_names=tuple(str(f) for f in bunch.feature_names))
 
@@ -56,11 +55,14 @@ def load_digits(params: dict, rng: np.random.Generator) -> Dataset:
     """8x8 handwritten digits restricted to a class subset, optionally projected to 2 PCA
     components: GM-PR section 4.2.2 uses MNIST digits {1, 2, 3} and {4, 5, 6, 7} projected to two
     dimensions; this is the same protocol on scikit-learn's bundled 8x8 digits (MNIST itself would
-    need a download)."""
+    need a download). ``standardize`` scales the pixels (of the kept classes) before the
+    projection."""
     classes = _parse_classes(params["classes"])
     bunch = _sklearn_datasets().load_digits()
     keep = np.isin(bunch.target, classes)
     X = np.asarray(bunch.data[keep], dtype=float)
+    if params["standardize"]:
+        X = standardize(X)
     y = np.asarray(bunch.target[keep])
     names = tuple(str(f) for f in bunch.feature_names)
     if params["pca"]:
@@ -91,6 +93,7 @@ DATASETS = [
             Param("classes", str, "1,2,3", "digits to keep, comma-separated (GM-PR 4.2.2 uses "
                   "1,2,3 and 4,5,6,7)"),
             Param("pca", bool, True, "project to the first 2 principal components (GM-PR 4.2.2)"),
+            _STD,
         ),
         description="scikit-learn's 1797 handwritten 8x8 digits, restricted to a class subset "
                     "and projected to 2-D as GM-PR section 4.2.2 does with MNIST.",

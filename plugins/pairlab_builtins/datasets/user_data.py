@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from pairlab import Dataset, DatasetSpec, Param, hookimpl
+from pairlab.dataset import standardize
 from pairlab.tabular import load_table
 
 
@@ -14,10 +15,7 @@ def load_user_table(params: dict, rng: np.random.Generator) -> Dataset:
     """Read ``params["path"]`` with :func:`pairlab.tabular.load_table`; ``rng`` is unused."""
     table = load_table(params["path"], label=params["label"], header=params["header"],
                        delimiter=params["delimiter"])
-    X = table.X
-    if params["standardize"]:
-        sd = X.std(axis=0)
-        X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    X = standardize(table.X) if params["standardize"] else table.X
     return Dataset(X, table.y, name=Path(params["path"]).stem or "csv",
                    feature_names=table.feature_names)
 
