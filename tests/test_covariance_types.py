@@ -77,6 +77,23 @@ def test_m_step_per_type_is_the_maximiser_within_the_family_with_sklearns_reg_co
         _, means2, covs = gaussian_m_step(X, resp, reg, cov_type)
         np.testing.assert_allclose(means2, means, rtol=1e-13)
         np.testing.assert_allclose(covs, ref, rtol=1e-12)
+    # brute force: no random member of each family near the update has a higher Q_Sigma
+    q_rng = np.random.default_rng(11)
+
+    def q_sigma(covs, cov_type):
+        pc = precision_cholesky(covs, cov_type)
+        return float((resp * estimate_log_gaussian(X, means, pc, cov_type)).sum())
+
+    for cov_type in ("tied", "diag", "spherical"):
+        best = gaussian_m_step(X, resp, 0.0, cov_type)[2]
+        q_best = q_sigma(best, cov_type)
+        for _ in range(30):
+            if cov_type == "tied":
+                e = q_rng.normal(scale=0.02, size=(3, 3))
+                other = best + 0.5 * (e + e.T)  # symmetric, still positive definite
+            else:
+                other = best * np.exp(q_rng.normal(scale=0.05, size=best.shape))
+            assert q_sigma(other, cov_type) < q_best
     # the second moments are taken about the data mean: a far offset costs no precision
     for cov_type in ("tied", "diag", "spherical"):
         near = gaussian_m_step(X, resp, reg, cov_type)[2]
