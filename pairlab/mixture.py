@@ -136,6 +136,11 @@ def precision_cholesky(covariances: np.ndarray, covariance_type: str = "full") -
     """
     _check_type(covariance_type)
     covariances = np.asarray(covariances, dtype=float)
+    ndim = {"full": 3, "tied": 2, "diag": 2, "spherical": 1}[covariance_type]
+    if covariances.ndim != ndim:  # a plugin passed another type's covariances: a bug, not input
+        raise ValueError(f"covariances of shape {covariances.shape} are not of covariance_type "
+                         f"{covariance_type!r}; compute them with gaussian_m_step(..., "
+                         "covariance_type) (MixtureAlgorithm.gaussian_m_step)")
     singular = InvalidInputError(
         "a covariance is singular or not positive definite (a component collapsed onto too few "
         "or duplicate points); increase reg_covar, use fewer components, or remove duplicate "
