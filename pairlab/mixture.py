@@ -49,6 +49,13 @@ __all__ = [
 _EPS = 10 * np.finfo(np.float64).eps
 
 COVARIANCE_TYPES: tuple[str, ...] = ("full", "tied", "diag", "spherical")
+#: how each type restricts the full update Σ_k of the M-step (docs/algorithms/covariance_types.md)
+_COVARIANCE_UPDATE = {
+    "full": "",
+    "tied": ";  tied: one Σ = Σ_k N_k Σ_k / Σ_k N_k for all k",
+    "diag": ";  diag: only the diagonal of Σ_k is kept",
+    "spherical": ";  spherical: Σ_k = (tr Σ_k / d) I",
+}
 
 MIXTURE_PARAMS: tuple[Param, ...] = (
     Param("n_components", int, 2, "number of mixture components (classes)", low=1),
@@ -417,8 +424,9 @@ class MixtureAlgorithm(Algorithm):
         """The M-step: new parameters, the posteriors still those of ``state``."""
         parameters = tuple(self.m_step(state))
         weights, means, covs = parameters[:3]
-        model = {**state.model, "weights": weights, "means": means, "covariances": covs,
-                 "precisions_cholesky": precision_cholesky(covs)}
+        model = {**state.model, "weights": weights, "means": means,
+                 "covariances": self.full_covariances(covs, means.shape[0]),
+                 "precisions_cholesky": precision_cholesky(covs, self.covariance_type)}
         return State(iteration=state.iteration + 1, labels=state.labels,
                      responsibilities=state.responsibilities, objective=None,
                      objective_name=self.objective_name, model=model,
@@ -442,7 +450,8 @@ class MixtureAlgorithm(Algorithm):
         labels = tuple(f"k={j}" for j in range(r.size))
         if state.phase == self.phases[0]:
             return Explanation(
-                point=index, phase=state.phase, equation=self.m_step_equation,
+                point=index, phase=state.phase,
+                equation=self.m_step_equation + _COVARIANCE_UPDATE[self.covariance_type],
                 text=("The M-step moved the Gaussians using these responsibilities (from the "
                       "previous E-step); the next half-step recomputes them."),
                 bars=(Bars("responsibilities used by the M-step", labels, r, int(r.argmax())),))

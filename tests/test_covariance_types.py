@@ -299,3 +299,24 @@ def test_the_app_draws_circles_for_spherical_and_axis_aligned_ellipses_for_diag(
         circle = np.allclose(radius, radius[..., :1], rtol=1e-9)
         assert axis_aligned == (cov_type != "full" and cov_type != "tied"), cov_type
         assert circle == (cov_type == "spherical"), cov_type
+
+
+@pytest.mark.parametrize("cov_type", ("tied", "diag", "spherical"))
+def test_half_steps_of_each_type_equal_whole_steps(cov_type):
+    rng = np.random.default_rng(8)
+    X = np.vstack([rng.normal(loc=4 * i, size=(15, 2)) for i in range(3)])
+    cons = Constraints([(0, 1), (20, 21)], [(0, 20), (21, 40)], n_samples=45)
+    for name in GAUSSIAN_PLUGINS:
+        params = {"n_components": 3, "covariance_type": cov_type}
+        whole = Run(name, Dataset(X), cons, params, seed=2)
+        halves = Run(name, Dataset(X), cons, params, seed=2)
+        for _ in range(2):
+            whole.step()
+            half = halves.half_step()
+            assert half.model["covariances"].shape[1:] == (2, 2)
+            after = halves.half_step()
+            np.testing.assert_array_equal(half.model["covariances"], after.model["covariances"])
+        assert all(a.equals(b) for a, b in zip(whole.history, halves.history, strict=True)), name
+        halves.half_back()
+        explanation = halves.explain(0)
+        assert explanation is not None and f"{cov_type}:" in explanation.equation, name
