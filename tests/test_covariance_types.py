@@ -121,6 +121,9 @@ def test_covariances_init_in_either_shape_and_clear_errors():
         Run("gmm", Dataset(X), params={**base, "covariance_type": "diagonal"})
     with pytest.raises(InvalidInputError, match="increase reg_covar"):
         Run("gmm", Dataset(X), params={**base, "covariances_init": np.zeros((2, 2))})
+    with pytest.raises(InvalidInputError, match=r"shared \(tied\) covariance is singular"):
+        Run("gmm", Dataset(X), params={**base, "covariance_type": "tied",
+                                       "covariances_init": np.zeros((2, 2))})
 
 
 # -- no links: scikit-learn's GaussianMixture of the same type -------------------------------------
