@@ -286,6 +286,43 @@ def render_run(run: Any, path: str | os.PathLike[str] | None = None, *, index: i
                         decision_regions=regions, init_means=init, **kwargs)
 
 
+def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
+    """Grouped bars (one group per category, one bar per series) with whiskers."""
+    import pyqtgraph as pg
+
+    from .gui.canvas import _pen, _qcolor
+    from .gui.palette import INK, OKABE_ITO
+
+    n_series = max(1, len(panel.series))
+    width = 0.8 / n_series
+    tops = []
+    for j, ser in enumerate(panel.series):
+        rgb = OKABE_ITO[ser.colour % len(OKABE_ITO)]
+        y = np.asarray(ser.y, dtype=float)
+        x = np.arange(y.size) - 0.4 + width * (j + 0.5)
+        ok = np.isfinite(y)
+        bars = pg.BarGraphItem(x=x[ok], height=y[ok], width=width * 0.92,
+                               brush=pg.mkBrush(_qcolor(rgb)), pen=pg.mkPen(255, 255, 255, width=0.8))
+        plot.addItem(bars)
+        legend.addItem(bars, ser.label)
+        tops.append(y[ok])
+        if ser.lower is not None and ser.upper is not None:
+            lo, hi = np.asarray(ser.lower, dtype=float), np.asarray(ser.upper, dtype=float)
+            whisk = ok & np.isfinite(lo) & np.isfinite(hi)
+            err = pg.ErrorBarItem(x=x[whisk], y=y[whisk], top=(hi - y)[whisk], bottom=(y - lo)[whisk],
+                                  beam=width * 0.4, pen=_pen(INK, s.line_width))
+            plot.addItem(err)
+            tops.append(hi[whisk])
+    names = list(panel.categories or ())
+    plot.getAxis("bottom").setTicks([[(i, name) for i, name in enumerate(names)]])
+    plot.setXRange(-0.6, len(names) - 0.4, padding=0)
+    if panel.y_range is not None:
+        plot.setYRange(*panel.y_range, padding=0.02)
+    else:
+        top = max((float(t.max()) for t in tops if t.size), default=1.0)
+        plot.setYRange(0, top * 1.08, padding=0)
+
+
 def qimage_to_array(image: Any) -> np.ndarray:
     """An (h, w, 4) uint8 RGBA copy of a ``QImage``."""
     from PySide6 import QtGui
@@ -350,7 +387,11 @@ class CurveSeries:
 
 @dataclass
 class CurvePanel:
-    """A plot of curves; ``message`` is shown instead when there is nothing to draw."""
+    """A plot of curves; ``message`` is shown instead when there is nothing to draw.
+
+    With ``categories`` (one name per x = 0, 1, ...) the series are drawn as grouped bars with
+    whiskers from ``lower`` to ``upper`` and the names label the x axis (bar charts such as
+    Shental et al. Fig. 5); NaN values leave their bar out."""
 
     title: str
     series: Sequence[CurveSeries] = ()
@@ -358,6 +399,7 @@ class CurvePanel:
     y_label: str = ""
     y_range: tuple[float, float] | None = None
     message: str | None = None
+    categories: Sequence[str] | None = None
 
 
 def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | None = None, *,
@@ -418,6 +460,9 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
             legend = plot.addLegend(offset=(-8, -8), labelTextSize=f"{s.font_size}pt",
                                     brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen(GREY),
                                     labelTextColor=_qcolor(INK))
+            if panel.categories is not None:
+                _draw_bars(plot, legend, panel, s)
+                continue
             for ser in panel.series:
                 rgb = OKABE_ITO[ser.colour % len(OKABE_ITO)]
                 x = np.asarray(ser.x, dtype=float)

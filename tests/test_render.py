@@ -163,3 +163,19 @@ def test_figures_are_freed(setup):
     for _ in range(5):
         render_state(data, links, run.state, size=(200, 160))
     assert len(QtWidgets.QApplication.allWidgets()) == before
+
+
+def test_curve_panel_with_categories_draws_grouped_bars(tmp_path):
+    from pairlab.gui.palette import OKABE_ITO
+    from pairlab.render import CurvePanel, CurveSeries, qimage_to_array, render_curves
+
+    x = np.arange(3.0)
+    panel = CurvePanel("bars", [CurveSeries("a", x, np.array([0.5, np.nan, 0.9]), colour=0),
+                                CurveSeries("b", x, np.array([0.4, 0.6, 0.8]), x - 0.1, x + 0.1, colour=1)],
+                       categories=["(a)", "(b)", "(c)"])
+    image = qimage_to_array(render_curves([panel], tmp_path / "bars.png"))
+    assert (tmp_path / "bars.png").is_file()
+    rgb = image[..., :3].astype(int)
+    for colour in OKABE_ITO[:2]:
+        share = (np.abs(rgb - np.array(colour)).sum(axis=2) < 30).mean()
+        assert share > 0.01  # solid bars in both colours

@@ -172,3 +172,31 @@ def test_ppc_fig2(tmp_path):
     assert len(data["sensitivity"]) == 3
     assert {c["name"] for c in doc["claims"]} == {"w0_wrong", "w1.3_wrong", "w1.3_slower",
                                                    "w3_intended", "pattern_somewhere"}
+
+
+def test_shental_fig1(tmp_path):
+    recipe = get_registry().reproduction("shental-fig1")
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, progress=None)
+    _check_outputs(doc, tmp_path, "shental-fig1")
+    mean = doc["data"]["mean"]
+    # the stand-in of (a) has the paper's property: the horizontal split is the likelier GMM fit
+    assert mean["a"]["em_loglik"] > mean["a"]["truth_loglik"]
+    assert mean["a"]["cem_loglik_of_truth"] > mean["a"]["cem_loglik_of_em_fit"]
+    assert len(doc["data"]["figure"]) == 4
+    assert {c["name"] for c in doc["claims"]} >= {"a_ml_is_horizontal", "b_constraints_recover"}
+
+
+def test_shental_fig5_quick(tmp_path):
+    recipe = get_registry().reproduction("shental-fig5")
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, progress=None)
+    _check_outputs(doc, tmp_path, "shental-fig5")
+    table = doc["data"]["table"]
+    assert set(table) >= {"wine", "iris", "breast-cancer"}
+    for levels in table.values():
+        for stats in levels.values():
+            for key in ("kmeans", "em", "cem_pos", "cem_both"):
+                assert 0.0 < stats[key]["mean"] <= 1.0 and stats[key]["n"] == 1
+    # the teachers constrain about the share of points the paper names
+    shares = [table[n][lv]["constrained_share"] for n in table for lv in ("0.15", "0.3")]
+    assert all(abs(s - t) < 0.08 for s, t in zip(shares, [0.15, 0.3] * len(table), strict=True))
+    assert any("balance" in s and "skipped" in s for s in doc["data"]["skipped"])

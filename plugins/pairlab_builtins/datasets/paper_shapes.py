@@ -216,7 +216,45 @@ def texture_grid(params: dict, rng: np.random.Generator) -> Dataset:
 
 PATTERNS = ("two-spirals", "cluster-in-cluster", "corners", "half-kernel", "crescent-moon", "outliers")
 
+def shental_fig1a(params: dict, rng: np.random.Generator) -> Dataset:
+    """Shental et al. Fig. 1(a) stand-in: two *vertical* classes, each two round blobs one above the
+    other (at x = -dx and x = +dx, y = +-dy, dy > dx), so that a two-Gaussian mixture fits the
+    *horizontal* split (top against bottom) with the higher likelihood: the paper's picture, whose
+    sizes it does not print."""
+    m, dx, dy, s = params["n_per_blob"], params["dx"], params["dy"], params["blob_std"]
+    centers = np.array([[-dx, -dy], [-dx, dy], [dx, -dy], [dx, dy]])
+    y_blob = np.repeat(np.arange(4), m)
+    X = centers[y_blob] + rng.normal(scale=s, size=(4 * m, 2))
+    return _shuffle(X, y_blob // 2, rng, "shental-fig1a")
+
+
+def shental_fig1b(params: dict, rng: np.random.Generator) -> Dataset:
+    """Shental et al. Fig. 1(b) stand-in: two partly overlapping, non-Gaussian classes: a long
+    uniform bar [-4, 4] x [-0.8, 0.8] and a uniform block [2, 5] x [-1.6, 1.6] over its right end
+    (half as many points). Without constraints a two-Gaussian mixture prefers two non-overlapping
+    sources (left of the bar, and its right end with the block)."""
+    m = params["n_per_class"]
+    A = rng.uniform([-4.0, -0.8], [4.0, 0.8], size=(m, 2))
+    B = rng.uniform([2.0, -1.6], [5.0, 1.6], size=(m // 2, 2))
+    return _shuffle(np.vstack([A, B]), np.repeat([0, 1], [m, m // 2]), rng, "shental-fig1b")
+
+
 DATASETS = [
+    DatasetSpec(
+        "shental-fig1a", "Shental Fig. 1(a): two vertical classes", shental_fig1a,
+        (Param("n_per_blob", int, 250, "points per blob (four blobs)", low=1),
+         Param("dx", float, 2.0, "half the horizontal distance between the classes", low=0.0),
+         Param("dy", float, 3.5, "half the vertical distance between a class's blobs", low=0.0),
+         Param("blob_std", float, 0.7, "standard deviation of each blob", low=0.0, low_open=True)),
+        description="Two vertical classes of two blobs each; unconstrained EM splits them "
+                    "horizontally (Shental et al. Fig. 1a).",
+    ),
+    DatasetSpec(
+        "shental-fig1b", "Shental Fig. 1(b): two overlapping classes", shental_fig1b,
+        (Param("n_per_class", int, 500, "points of the bar (the block has half as many)", low=2),),
+        description="A bar and a block over its end; only constraints recover the overlapping "
+                    "classes (Shental et al. Fig. 1b).",
+    ),
     DatasetSpec(
         "anisotropic-blobs", "Anisotropic blobs", anisotropic_blobs,
         (Param("n_samples", int, 300, "number of points", low=1),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import textwrap
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,7 +219,9 @@ def render_records(result: FigureResult, out_dir: Path, name: str,
 
     paths = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
     panels = [r.panel() for r in result.panels]
-    notes = "\n".join(result.notes) or None
+    # wrap the notes to the figure's width: a longer line would widen the layout past the image
+    width = max(60, int(result.ncols * panel_size[0] / 7.5))
+    notes = "\n".join(textwrap.fill(n, width) for n in result.notes) or None
     for path in paths:
         render_panels(panels, path, ncols=result.ncols, panel_size=panel_size,
                       title=result.figure_title, legend=True, notes=notes,
