@@ -200,3 +200,19 @@ def test_shental_fig5_quick(tmp_path):
     shares = [table[n][lv]["constrained_share"] for n in table for lv in ("0.15", "0.3")]
     assert all(abs(s - t) < 0.08 for s, t in zip(shares, [0.15, 0.3] * len(table), strict=True))
     assert any("balance" in s and "skipped" in s for s in doc["data"]["skipped"])
+
+
+@pytest.mark.parametrize("name", ["ppc-fig6", "ppc-fig9"])
+def test_ppc_relation_curves_quick(tmp_path, name):
+    recipe = get_registry().reproduction(name)
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options={"quick": True, "data_dir": None},
+                    progress=None)
+    _check_outputs(doc, tmp_path, name, colours=False)
+    for s in doc["data"]["sets"].values():
+        assert s["relations"][0] == 0 and len(s["relations"]) == 3
+        for col in ("trn_ppc", "tst_ppc", "trn_cem", "tst_cem"):
+            assert all(0.0 <= v <= 1.0 for v in s[col])
+        # the difference curve is PPC minus constrained EM, point by point
+        assert np.allclose(s["delta_trn"], np.subtract(s["trn_ppc"], s["trn_cem"]))
+    if name == "ppc-fig9":
+        assert any("Waveform" in n and "skipped" in n for n in doc["notes"])

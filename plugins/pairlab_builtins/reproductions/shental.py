@@ -265,7 +265,7 @@ class ShentalFig5(Reproduction):
     paper = PAPER
     description = ("K-means, constrained K-means (positive; both), EM, constrained EM (positive; "
                    "both) from the same starts; teachers' constraints; f½ = pairwise F-measure.")
-    default_trials = 100
+    default_trials = 30
     quick_trials = 2
 
     def options(self, args: Any) -> dict[str, Any]:
