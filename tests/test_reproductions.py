@@ -216,3 +216,22 @@ def test_ppc_relation_curves_quick(tmp_path, name):
         assert np.allclose(s["delta_trn"], np.subtract(s["trn_ppc"], s["trn_cem"]))
     if name == "ppc-fig9":
         assert any("Waveform" in n and "skipped" in n for n in doc["notes"])
+
+
+def test_ppc_fig12_quick(tmp_path):
+    recipe = get_registry().reproduction("ppc-fig12")
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options={"quick": True}, progress=None)
+    _check_outputs(doc, tmp_path, "ppc-fig12", colours=False)
+    mean = doc["data"]["mean"]
+    assert set(mean) == {"gmm", "gibbs", "mean_field"}
+    assert all(0 < m["accuracy"] <= 1 and m["seconds"] > 0 for m in mean.values())
+    assert len(doc["data"]["figure"]) == 4
+
+
+@pytest.mark.parametrize("name", ["shental-fig7", "ppc-fig11"])
+def test_recipes_needing_private_data_say_they_are_skipped(tmp_path, name):
+    recipe = get_registry().reproduction(name)
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options={"data_dir": str(tmp_path)},
+                    progress=None)
+    assert any("skipped" in n and "not found" in n for n in doc["notes"])
+    assert doc["claims"] == []

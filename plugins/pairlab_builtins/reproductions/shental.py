@@ -27,7 +27,7 @@ from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 
 from .common import FigureResult, PanelRecord, make_dataset, single_blas_thread
 
-__all__ = ["ShentalFig1", "ShentalFig5"]
+__all__ = ["ShentalFig1", "ShentalFig5", "ShentalFig7"]
 
 PAPER = ("Shental, Bar-Hillel, Hertz & Weinshall (2003), Computing Gaussian mixture models with EM "
          "using equivalence constraints, NIPS 16")
@@ -267,6 +267,10 @@ class ShentalFig5(Reproduction):
                    "both) from the same starts; teachers' constraints; f½ = pairwise F-measure.")
     default_trials = 30
     quick_trials = 2
+    levels: tuple[float, ...] = LEVELS
+
+    def sets(self, data_dir: str | None) -> tuple[dict[str, Dataset], list[str]]:
+        return _fig5_sets(data_dir)
 
     def options(self, args: Any) -> dict[str, Any]:
         return {"data_dir": getattr(args, "data_dir", None)}
@@ -279,7 +283,7 @@ class ShentalFig5(Reproduction):
         from .common import subset
 
         available = set(get_registry().names("algorithms"))
-        sets, _ = _fig5_sets(options.get("data_dir"))
+        sets, _ = self.sets(options.get("data_dir"))
         out: dict[str, Any] = {"index": index}
         rng = np.random.default_rng(seed)
         with single_blas_thread():
@@ -287,7 +291,7 @@ class ShentalFig5(Reproduction):
                 C = data.n_classes
                 # the same start for every algorithm, blind to the constraints (section 3)
                 means = kmeans_plusplus(data.X, C, np.random.default_rng(rng.integers(2**63)))
-                for level in LEVELS:
+                for level in self.levels:
                     cons = _teacher_constraints(data, level, np.random.default_rng(rng.integers(2**63)))
                     row: dict[str, Any] = {"constrained_share": _constrained_share(data, cons)}
                     for key, _, algorithm, ml, cl in FIG5_METHODS:
@@ -311,12 +315,12 @@ class ShentalFig5(Reproduction):
         from pairlab.registry import get_registry
 
         available = set(get_registry().names("algorithms"))
-        sets, skipped = _fig5_sets(options.get("data_dir"))
+        sets, skipped = self.sets(options.get("data_dir"))
         table: dict[str, Any] = {}
         curves: dict[str, dict[str, Any]] = {}
         for name in sets:
             table[name] = {}
-            for level in LEVELS:
+            for level in self.levels:
                 cell = f"{name}@{level:g}"
                 rows = [t[cell] for t in trials]
                 stats = {}
@@ -338,11 +342,11 @@ class ShentalFig5(Reproduction):
         notes += [f"{s}" for s in skipped]
         if missing:
             notes.append("Not registered, bars left out: " + ", ".join(missing) + ".")
-        shares = {n: [round(table[n][f"{lv:g}"]["constrained_share"], 3) for lv in LEVELS] for n in sets}
+        shares = {n: [round(table[n][f"{lv:g}"]["constrained_share"], 3) for lv in self.levels] for n in sets}
         notes.append("Share of points constrained (target 15% / 30%): "
                      + ", ".join(f"{n} {a:.0%} / {b:.0%}" for n, (a, b) in shares.items()) + ".")
         data_out = {"methods": [{"key": k, "title": t, "algorithm": a} for k, t, a, _, _ in FIG5_METHODS],
-                    "levels": LEVELS, "table": table, "skipped": skipped, "missing": missing}
+                    "levels": self.levels, "table": table, "skipped": skipped, "missing": missing}
         return ReproductionResult(data_out, curves, notes)
 
     def claims(self, result: ReproductionResult) -> list[Claim]:
@@ -351,17 +355,18 @@ class ShentalFig5(Reproduction):
         def mean(name: str, level: float, key: str) -> float | None:
             return table[name][f"{level:g}"][key]["mean"]
 
-        cells = [(n, lv) for n in table for lv in LEVELS]
+        cells = [(n, lv) for n in table for lv in self.levels]
         claims = []
         beats_em = [(n, lv) for n, lv in cells
                     if mean(n, lv, "cem_both") is not None and mean(n, lv, "cem_both") > mean(n, lv, "em")]
         claims.append(Claim("cem_beats_em", "constrained EM (both kinds) improves on plain EM "
                             "(cells [data set, level] where it does, of all)",
                             [len(beats_em), len(cells)], len(beats_em) == len(cells)))
-        more = [n for n in table if all(mean(n, lv, "cem_both") is not None for lv in LEVELS)
-                and mean(n, 0.3, "cem_both") >= mean(n, 0.15, "cem_both")]
+        more = [n for n in table if all(mean(n, lv, "cem_both") is not None for lv in self.levels)
+                and mean(n, self.levels[-1], "cem_both") >= mean(n, self.levels[0], "cem_both")]
         claims.append(Claim("more_is_better", "with more side information constrained EM does "
-                            "better (data sets where 30% >= 15%)", more, len(more) == len(table)))
+                            f"better (data sets where {self.levels[-1]:.0%} >= {self.levels[0]:.0%})",
+                            more, len(more) == len(table)))
         pos_share = []
         for n, lv in cells:
             gain_both = mean(n, lv, "cem_both") - mean(n, lv, "em")
@@ -390,7 +395,7 @@ class ShentalFig5(Reproduction):
         x = np.arange(len(FIG5_METHODS), dtype=float)
         for name, levels in result.data["table"].items():
             series = []
-            for i, lv in enumerate(LEVELS):
+            for i, lv in enumerate(self.levels):
                 stats = levels[f"{lv:g}"]
                 m = np.array([np.nan if stats[k]["mean"] is None else stats[k]["mean"]
                               for k, *_ in FIG5_METHODS])
@@ -409,6 +414,40 @@ class ShentalFig5(Reproduction):
         return paths
 
 
+class ShentalFig7(ShentalFig5):
+    """Shental et al. Fig. 7: the same comparison on YaleB faces at 50% and 75% of the points
+    constrained; runs only when the faces are in --data-dir (``yaleb.npz`` with ``X`` (n, d) and
+    ``y`` (n,), e.g. the paper's PCA features), skipped with a message otherwise."""
+
+    name = "shental-fig7"
+    title = "Shental et al. Fig. 7: f½ on YaleB faces, 50% and 75% constrained"
+    description = "As shental-fig5, on YaleB faces from --data-dir (yaleb.npz); skipped otherwise."
+    levels = (0.50, 0.75)
+    default_trials = 30
+    quick_trials = 1
+    FILE = "yaleb.npz"
+
+    def sets(self, data_dir: str | None) -> tuple[dict[str, Dataset], list[str]]:
+        path = Path(data_dir) / self.FILE if data_dir else None
+        if path is None or not path.is_file():
+            where = f"in {data_dir}" if data_dir else "(no --data-dir given)"
+            return {}, [f"YaleB: skipped, {self.FILE} not found {where} (an NPZ with X (n, d) and "
+                        "y (n,); the faces are not shipped)"]
+        return {"yaleb": make_dataset("csv", path=str(path))}, []
+
+    def summarize(self, trials: list[dict[str, Any]], options: dict[str, Any]) -> ReproductionResult:
+        sets, skipped = self.sets(options.get("data_dir"))
+        if not sets:
+            return ReproductionResult({"skipped": skipped[0], "table": {}, "missing": []}, {}, skipped)
+        return super().summarize(trials, options)
+
+    def claims(self, result: ReproductionResult) -> list[Claim]:
+        return super().claims(result) if result.data["table"] else []
+
+    def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
+        return super().render(result, out_dir) if result.data["table"] else []
+
+
 def _constrained_share(data: Dataset, cons: Constraints) -> float:
     return 1.0 - _free_points(data, cons).size / data.n_samples
 
@@ -423,4 +462,4 @@ def _free_points(data: Dataset, cons: Constraints) -> np.ndarray:
 
 @hookimpl
 def pairlab_reproductions() -> list[Reproduction]:
-    return [ShentalFig1(), ShentalFig5()]
+    return [ShentalFig1(), ShentalFig5(), ShentalFig7()]
