@@ -200,9 +200,8 @@ class COPKMeans(Algorithm):
                     assigned: np.ndarray | None = None) -> InfeasibleAssignmentError:
         """The error for point ``i``: its cannot-linked (and must-linked) neighbours and their clusters."""
         if group is not None:  # closure: cannot-linked groups (through must-link chains) fill every cluster
-            chunks = self._links.chunklets
             blocked = [(int(j), int(group[b])) for b in _row(self._chunk_cl, self._chunk[i])
-                       if group[b] >= 0 for j in chunks[b]]
+                       if group[b] >= 0 for j in np.flatnonzero(self._chunk == b)]
             blocked.sort()
             what = "cannot-linked (directly or through must-link chains) to " + _points(blocked)
         else:
@@ -220,7 +219,7 @@ class COPKMeans(Algorithm):
             f"of the {k} cluster(s) violates a constraint (Wagstaff et al. 2001 return no clustering "
             f"here), and {restarts} restart(s) from new initial centres did not help. Increase "
             "n_clusters or max_restarts, use closure=True or order='random', remove some of these "
-            "cannot-links, or use soft constraints (soft-cop-kmeans, pck-means, ppc)."
+            "links, or use soft constraints (soft-cop-kmeans, pck-means, ppc)."
         )
         return InfeasibleAssignmentError(message, i, iteration, [j for j, _ in blocked])
 
