@@ -6,11 +6,11 @@ import itertools
 
 import numpy as np
 import pytest
+from pairlab_builtins.algorithms.cop_kmeans import InfeasibleAssignmentError
 
 from pairlab import Constraints, Dataset, InconsistentConstraintsError, PairlabError, Registry, Run
 from pairlab.constraint_generators import random_pairs
 from pairlab.testing import make_check_dataset
-from pairlab_builtins.algorithms.cop_kmeans import InfeasibleAssignmentError
 from tests.helpers import run_cli, union_find_roots
 
 REG = Registry(external=False)

@@ -50,7 +50,8 @@ def test_installs_as_a_normal_distribution(installed):
     target, _ = installed
     assert (target / "pairlab_cop_kmeans" / "algorithm.py").is_file()
     (info,) = target.glob("pairlab_cop_kmeans-0.1.0.dist-info")
-    assert "[pairlab]\ncop_kmeans_example = pairlab_cop_kmeans.plugin" in (info / "entry_points.txt").read_text()
+    entry_points = (info / "entry_points.txt").read_text()
+    assert "[pairlab]\ncop_kmeans_example = pairlab_cop_kmeans.plugin" in entry_points
 
 
 def test_appears_in_pairlab_list_and_plugins(installed):

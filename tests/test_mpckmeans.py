@@ -6,12 +6,12 @@ import itertools
 
 import numpy as np
 import pytest
+from pairlab_builtins.algorithms.mpckmeans import neighbourhood_centers
 from sklearn.cluster import KMeans as SkKMeans
 
 from pairlab import Constraints, Dataset, Registry, Run
 from pairlab.constraint_generators import random_pairs
 from pairlab.testing import make_check_dataset
-from pairlab_builtins.algorithms.mpckmeans import neighbourhood_centers
 
 REG = Registry(external=False)
 
@@ -36,8 +36,10 @@ def objective_bf(alg, labels, centers, metrics):
     wm, wc = p["must_link_weight"], p["cannot_link_weight"]
     if metrics is None:
         J = sum(0.5 * ((X[i] - centers[labels[i]]) ** 2).sum() for i in range(len(X)))
-        J += sum(wm * q for (a, b), q in zip(c.must_link, c.ml_confidence, strict=True) if labels[a] != labels[b])
-        J += sum(wc * q for (a, b), q in zip(c.cannot_link, c.cl_confidence, strict=True) if labels[a] == labels[b])
+        J += sum(wm * q for (a, b), q in zip(c.must_link, c.ml_confidence, strict=True)
+                 if labels[a] != labels[b])
+        J += sum(wc * q for (a, b), q in zip(c.cannot_link, c.cl_confidence, strict=True)
+                 if labels[a] == labels[b])
         return J
     V = np.diag(np.where(X.var(axis=0) > 0, X.var(axis=0), 1.0))
     R = np.diag(np.ptp(X, axis=0) ** 2) * (1 if p["metric"] == "diagonal" else X.shape[1])

@@ -3,7 +3,8 @@ learning in semi-supervised clustering", ICML).
 
 PCK-means (their eq. 2, after Basu, Banerjee & Mooney 2004; Lu & Leen's soft-CKmeans, eq. C.1)::
 
-    J = 1/2 sum_i ||x_i - mu_{l_i}||^2 + sum_{(i,j) in M} w_ij [l_i != l_j] + sum_{(i,j) in C} wbar_ij [l_i = l_j]
+    J = 1/2 sum_i ||x_i - mu_{l_i}||^2 + sum_{(i,j) in M} w_ij [l_i != l_j]
+        + sum_{(i,j) in C} wbar_ij [l_i = l_j]
 
 MPCK-means (eq. 3) gives each cluster h a metric A_h and scales the penalties by distances::
 
@@ -61,7 +62,7 @@ _CITATION = ("Bilenko, Basu & Mooney (2004), Integrating constraints and metric 
 def neighbourhood_centers(X: np.ndarray, chunklet_index: np.ndarray, cannot_link: np.ndarray, k: int,
                           rng: np.random.Generator) -> np.ndarray:
     """The paper's initial centres from the must-link neighbourhoods (see the module docstring)."""
-    n, d = X.shape
+    d = X.shape[1]
     sizes = np.bincount(chunklet_index)
     hoods = np.flatnonzero(sizes >= 2)
     sums = np.zeros((sizes.size, d))
