@@ -182,3 +182,21 @@ def test_same_seed_same_run_and_predict_matches_labels_without_links(name, param
     state = free.run()
     proba = free.algorithm.predict_proba(state, data.X)
     assert np.array_equal(proba.argmax(axis=1), state.labels)
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_explain_gives_the_change_in_j_of_relabelling_the_point(name, params):
+    X, links = _problem(4, n=14)
+    run = _run(name, X, links, params)
+    state = run.run()
+    alg, mu, A = run.algorithm, state.model["centers"], state.model.get("metrics")
+    for i in range(len(X)):
+        ex = alg.explain(state, i)
+        cost = ex.bars[0].values
+        assert ex.bars[0].highlight == state.labels[i]  # converged: every point sits at its cheapest
+        labels = np.array(state.labels)
+        J = []
+        for h in range(3):
+            labels[i] = h
+            J.append(objective_bf(alg, labels, mu, A))
+        np.testing.assert_allclose(cost - cost[0], np.array(J) - J[0], rtol=1e-9, atol=1e-9)

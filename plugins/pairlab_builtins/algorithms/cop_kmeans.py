@@ -46,6 +46,7 @@ from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.centroids import cluster_means
 from pairlab.constraints import Constraints
 from pairlab.errors import InvalidInputError, PairlabError
+from pairlab.explanation import Bars, Explanation, component_labels
 from pairlab.mixture import kmeans_plusplus
 
 __all__ = ["COPKMeans", "InfeasibleAssignmentError", "SoftCOPKMeans"]
@@ -248,10 +249,33 @@ class COPKMeans(Algorithm):
     def initialize(self) -> State:
         return self._state(0, self._initial_centers(self.rng), 0)
 
+    phases = ("update centres", "assign points")
+
     def step(self, state: State) -> State:
         """Step 3 (centres to the means of their points; an empty cluster keeps its centre), then 2."""
+        return self.finish_step(self.half_step(state))
+
+    def half_step(self, state: State) -> State:
+        """Step 3: centres to the means of their points; the labels not yet moved."""
         centers = cluster_means(self.X, state.labels, state.model["centers"])
-        return self._state(state.iteration + 1, centers, int(state.extras.get("restarts", 0)))
+        return State(state.iteration + 1, state.labels, objective=None,
+                     objective_name=self.objective_name, model={"centers": centers, "means": centers},
+                     extras={"restarts": int(state.extras.get("restarts", 0))}, phase=self.phases[0])
+
+    def finish_step(self, half: State) -> State:
+        """Step 2: the constrained assignment under the half-state's centres."""
+        return self._state(half.iteration, np.asarray(half.model["centers"]), int(half.extras["restarts"]))
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The point's squared distance to each centre; Table 1 takes the nearest one that violates
+        no link with the points placed before it in the pass."""
+        d2 = squared_distances(self.X[index:index + 1], np.asarray(state.model["centers"]))[0]
+        bars = Bars("squared distance to each centre", component_labels(d2.size), d2,
+                    int(state.labels[index]) if not state.phase else int(d2.argmin()), lower_is_better=True)
+        return Explanation(index, state.phase or "assign points",
+                           "z_i = the nearest cluster that violates no constraint (Table 1, step 2)", (bars,),
+                           text="Highlighted: the cluster the point took (or, after the centre update, "
+                                "the nearest one).")
 
     def converged(self, previous: State, current: State) -> bool:
         """Table 1, step 4: the assignment no longer changes."""

@@ -48,6 +48,7 @@ import numpy as np
 from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.centroids import cluster_means
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Bars, Explanation, component_labels
 from pairlab.mixture import kmeans_plusplus
 
 from .kmeans import _sq_distances
@@ -180,8 +181,18 @@ class LCVQE(Algorithm):
             centers = kmeans_plusplus(self.X, k, self.rng)
         return self._state(0, centers)
 
+    phases = ("update centroids", "assign points")
+
     def step(self, state: State) -> State:
         """M-step (weighted means with the state's violations), then the E-step."""
+        return self.finish_step(self.half_step(state))
+
+    def finish_step(self, half: State) -> State:
+        """The E-step under the half-state's centroids."""
+        return self._state(half.iteration, np.asarray(half.model["centers"]))
+
+    def half_step(self, state: State) -> State:
+        """The M-step: weighted means with the state's violations; the labels not yet moved."""
         old = np.asarray(state.model["centers"])
         labels = np.asarray(state.labels)
         if len(self.constraints):
@@ -192,7 +203,17 @@ class LCVQE(Algorithm):
                                     weights=np.concatenate([np.ones(labels.size), wts]))
         else:
             centers = cluster_means(self.X, labels, old)
-        return self._state(state.iteration + 1, centers)
+        return State(state.iteration + 1, state.labels, objective=None, objective_name="LCVQE",
+                     model={"centers": centers, "means": centers}, phase=self.phases[0])
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """Step 1 of the E-step for the point: its squared distance to each centroid."""
+        d2 = _sq_distances(self.X[index:index + 1], np.asarray(state.model["centers"]))[0]
+        bars = Bars("squared distance to each centroid", component_labels(d2.size), d2, int(d2.argmin()),
+                    lower_is_better=True)
+        return Explanation(index, state.phase or "assign points", "l_i = argmin_j ||x_i − c_j||², then "
+                           "each link keeps or resolves its violation by the cheaper option", (bars,),
+                           text="A point in a link may then move with its partner (see the LCVQE page).")
 
     def converged(self, previous: State, current: State) -> bool:
         return bool(np.array_equal(previous.labels, current.labels))

@@ -48,10 +48,11 @@ import numpy as np
 from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.centroids import cluster_means
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Bars, Explanation, component_labels
 from pairlab.mixture import kmeans_plusplus
 
 from .kmeans import _sq_distances
-from .pairwise_sweep import LinkCosts, link_graphs, sweep
+from .pairwise_sweep import LinkCosts, link_graphs, point_costs, sweep
 
 __all__ = ["MPCKMeans", "PCKMeans", "neighbourhood_centers"]
 
@@ -177,28 +178,64 @@ class PCKMeans(Algorithm):
         todo = self._ml.constrained
         return self.rng.permutation(todo) if self.params["order"] == "random" else todo
 
+    @staticmethod
+    def _model(centers: np.ndarray, metrics: np.ndarray | None) -> dict[str, np.ndarray]:
+        model = {"centers": centers, "means": centers}
+        if metrics is not None:
+            model["metrics"] = metrics
+            model["covariances"] = np.linalg.inv(metrics)  # A_h^{-1}: the cluster's spread, drawn
+        return model
+
     def _state(self, iteration: int, centers: np.ndarray, metrics: np.ndarray | None,
                previous: np.ndarray) -> State:
         base = self._base(centers, metrics)
         labels = sweep(base, previous, self._order(), self._ml, self._cl, self._costs(metrics))
         objective = float(base[np.arange(labels.size), labels].sum()) + \
             self._link_objective(labels, metrics)
-        model = {"centers": centers, "means": centers}
-        if metrics is not None:
-            model["metrics"] = metrics
-            model["covariances"] = np.linalg.inv(metrics)  # A_h^{-1}: the cluster's spread, drawn
         return State(iteration, labels, objective=objective, objective_name=self.objective_name,
-                     model=model)
+                     model=self._model(centers, metrics))
 
     def initialize(self) -> State:
         return self._state(0, self._initial_centers(), self._initial_metrics(),
                            np.full(self.dataset.n_samples, -1))
 
+    phases = ("update centres", "assign points")
+
     def step(self, state: State) -> State:
         """M-step (means, then metrics) for the state's labels, then one assignment pass."""
+        return self.finish_step(self.half_step(state))
+
+    def half_step(self, state: State) -> State:
+        """The M-step: centres (and metrics) for the state's labels; the labels not yet moved."""
         centers = cluster_means(self.X, state.labels, state.model["centers"])
         metrics = self._update_metrics(state.labels, centers, state.model.get("metrics"))
-        return self._state(state.iteration + 1, centers, metrics, np.asarray(state.labels))
+        return State(state.iteration + 1, state.labels, objective=None,
+                     objective_name=self.objective_name, model=self._model(centers, metrics),
+                     phase=self.phases[0])
+
+    def finish_step(self, half: State) -> State:
+        """The E-step: one assignment pass under the half-state's centres (and metrics)."""
+        return self._state(half.iteration, np.asarray(half.model["centers"]),
+                           half.model.get("metrics"), np.asarray(half.labels))
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The point's cost of each cluster given every other point's label: what the assignment
+        pass compares when it visits the point (J restricted to the point's terms)."""
+        metrics = state.model.get("metrics")
+        centers = np.asarray(state.model["centers"])
+        base = self._base(centers, metrics)
+        labels = np.asarray(state.labels)
+        cost = point_costs(base, labels, np.array([index]), self._ml, self._cl, self._costs(metrics))[0]
+        names = component_labels(cost.size)
+        own = Bars("the point's own term", names, base[index], int(base[index].argmin()),
+                   lower_is_better=True)
+        total = Bars("cost with its links' penalties", names, cost, int(cost.argmin()),
+                     lower_is_better=True)
+        return Explanation(index, state.phase or "assign points", self._equation, (total, own),
+                           text="The pass visits the points in turn; each takes its cheapest cluster "
+                                "given the others' current labels.")
+
+    _equation = "l_i = argmin_h 1/2 ||x_i − μ_h||² + Σ_ML w [h ≠ l_j] + Σ_CL w̄ [h = l_j]"
 
     def converged(self, previous: State, current: State) -> bool:
         return bool(np.array_equal(previous.labels, current.labels))
@@ -235,6 +272,9 @@ class MPCKMeans(PCKMeans):
               low=0.0, low_open=True),
     )
     objective_name = "MPCK-means objective"
+    phases = ("update centres and metrics", "assign points")
+    _equation = ("l_i = argmin_h ||x_i − μ_h||²_{A_h} + ε tr(A_h V) − log det A_h + Σ_ML w f_M [h ≠ l_j]"
+                 " + Σ_CL w̄ f_C [h = l_j]")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -18,7 +18,7 @@ import numpy as np
 
 from pairlab.constraints import Constraints
 
-__all__ = ["LinkCosts", "LinkGraph", "link_graphs", "sweep"]
+__all__ = ["LinkCosts", "LinkGraph", "link_graphs", "point_costs", "sweep"]
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def sweep(base: np.ndarray, labels: np.ndarray, order: np.ndarray, ml: LinkGraph
     outside ``order`` take ``base.argmin``. Returns the new labels; equal to visiting ``order`` one
     point at a time (ties go to the lowest cluster index).
     """
-    n, k = base.shape
+    n = base.shape[0]
     out = labels.copy()
     free = np.ones(n, dtype=bool)
     free[order] = False
@@ -124,15 +124,22 @@ def sweep(base: np.ndarray, labels: np.ndarray, order: np.ndarray, ml: LinkGraph
     rounds = _rounds(order, ml, cl, n)
     by_round = np.argsort(rounds, kind="stable")
     bounds = np.searchsorted(rounds[by_round], np.arange(rounds.max() + 2))
-    local = np.full(n, -1)
     for r in range(rounds.max() + 1):
         points = order[by_round[bounds[r]:bounds[r + 1]]]
-        local[points] = np.arange(points.size)
-        cost = base[points].copy()
-        if ml.src.size:
-            cost += _penalties(points, local, out, k, ml, costs.ml, True)
-        if cl.src.size:
-            cost += _penalties(points, local, out, k, cl, costs.cl, False)
-        out[points] = cost.argmin(axis=1)
-        local[points] = -1
+        out[points] = point_costs(base, out, points, ml, cl, costs).argmin(axis=1)
+    return out
+
+
+def point_costs(base: np.ndarray, labels: np.ndarray, points: np.ndarray, ml: LinkGraph, cl: LinkGraph,
+                costs: LinkCosts) -> np.ndarray:
+    """(len(points), k): each point's cost of each cluster given every other point's label (the
+    choice the pass would make if it visited the point now); ``points`` must share no link."""
+    n, k = base.shape
+    local = np.full(n, -1)
+    local[points] = np.arange(points.size)
+    out = base[points].copy()
+    if ml.src.size:
+        out += _penalties(points, local, labels, k, ml, costs.ml, True)
+    if cl.src.size:
+        out += _penalties(points, local, labels, k, cl, costs.cl, False)
     return out
