@@ -205,12 +205,14 @@ def test_cli_error_is_one_line(tmp_path):
     assert "Traceback" not in out.stderr
 
 
-def test_contradictions_rejected_by_hard_accepted_by_soft():
+def test_contradictions_rejected_by_hard_accepted_by_soft_and_must_link_mode():
     X = np.arange(10.0).reshape(5, 2)
     links = Constraints([[0, 1], [1, 2]], [[0, 2]], n_samples=5)
     with pytest.raises(InconsistentConstraintsError, match="chain 0 - 1 - 2"):
         Run("cop-kmeans", Dataset(X), links, registry=REG)
     Run("soft-cop-kmeans", Dataset(X), links, registry=REG).run()
+    state = Run("cop-kmeans", Dataset(X), links, {"links": "must-link"}, registry=REG).run()
+    assert state.labels[0] == state.labels[1] == state.labels[2]
 
 
 def test_predict_proba_is_nearest_centre():

@@ -37,6 +37,7 @@ with ``closure=False`` whenever those exist.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -45,9 +46,11 @@ import scipy.sparse as sp
 from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.centroids import cluster_means
 from pairlab.constraints import Constraints
+from pairlab.dataset import Dataset
 from pairlab.errors import InvalidInputError, PairlabError
 from pairlab.explanation import Bars, Explanation, component_labels
 from pairlab.mixture import kmeans_plusplus
+from pairlab.params import resolve_params
 
 __all__ = ["COPKMeans", "InfeasibleAssignmentError", "SoftCOPKMeans"]
 
@@ -118,12 +121,15 @@ class COPKMeans(Algorithm):
         Param("means_init", np.ndarray, None, "initial centres (k, d)", nullable=True),
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        c = self.constraints
-        if self.params["links"] == "must-link":
-            c = Constraints(c.must_link, None, n_samples=c.n_samples)
-        self._links = c
+    def __init__(self, dataset: Dataset, constraints: Constraints | None = None,
+                 params: Mapping[str, Any] | None = None, rng: np.random.Generator | None = None) -> None:
+        given = resolve_params(type(self).params, params, owner=f"algorithm {self.name!r}")
+        if constraints is not None and given["links"] == "must-link":
+            # the cannot-links play no part: drop them before the consistency check of hard links
+            constraints = Constraints(constraints.must_link, None, n_samples=constraints.n_samples,
+                                      confidence={"must_link": constraints.ml_confidence})
+        super().__init__(dataset, constraints, params, rng)
+        c = self._links = self.constraints
         n = self.dataset.n_samples
         linked = np.zeros(n, dtype=bool)
         linked[c.must_link.ravel()] = True
