@@ -223,3 +223,24 @@ def test_predict_proba_is_nearest_centre():
         proba = run.algorithm.predict_proba(state, data.X)
         assert np.array_equal(proba.argmax(axis=1), state.labels)
         assert set(np.unique(proba)) == {0.0, 1.0}
+
+
+def test_the_family_runs_from_a_sweep_spec_and_its_no_link_limit_shows_in_the_table(tmp_path):
+    import csv
+
+    from pairlab.sweep import parse_spec, run_sweep
+
+    names = ["kmeans", "cop-kmeans", "soft-cop-kmeans", "pck-means", "mpck-means", "lcvqe"]
+    spec = {"name": "family", "trials": 2, "metrics": ["ari"],
+            "algorithms": [{"name": n, "params": {"n_clusters": 2}} for n in names],
+            "datasets": [{"name": "two-moons", "params": {"n_samples": 40}}],
+            "links": {"generator": "random", "budget": [0, 6]}}
+    result = run_sweep(parse_spec(spec), tmp_path, progress=None)
+    rows = list(csv.DictReader(result.table.open()))
+    assert len(rows) == len(names) * 2 * 2 and all(r["error"] == "" and r["ari"] for r in rows)
+    by = {(r["method"], r["budget"], r["trial"]): r for r in rows}
+    for t in "01":  # same k-means++ start in a trial: without links COP-KMeans is k-means
+        plain = float(by[("kmeans", "0", t)]["objective"])
+        assert float(by[("cop-kmeans", "0", t)]["objective"]) == pytest.approx(plain, rel=1e-12)
+        assert by[("cop-kmeans", "0", t)]["ari"] == by[("kmeans", "0", t)]["ari"]
+        assert float(by[("lcvqe", "0", t)]["objective"]) == pytest.approx(plain / 2, rel=1e-12)
