@@ -24,7 +24,7 @@ window = MainWindow(default_lab(), autosave=False)
 window.wait_idle()
 combo = window.findChild(QtWidgets.QComboBox, "algorithm")
 items = {combo.itemData(i): combo.itemText(i) for i in range(combo.count())}
-combo.setCurrentIndex(combo.findData("cop-kmeans"))
+combo.setCurrentIndex(combo.findData("cop-kmeans-example"))
 window.wait_idle()
 window.run_to_end()
 window.wait_idle()
@@ -50,7 +50,8 @@ def test_installs_as_a_normal_distribution(installed):
     target, _ = installed
     assert (target / "pairlab_cop_kmeans" / "algorithm.py").is_file()
     (info,) = target.glob("pairlab_cop_kmeans-0.1.0.dist-info")
-    assert "[pairlab]\ncop_kmeans = pairlab_cop_kmeans.plugin" in (info / "entry_points.txt").read_text()
+    entry_points = (info / "entry_points.txt").read_text()
+    assert "[pairlab]\ncop_kmeans_example = pairlab_cop_kmeans.plugin" in entry_points
 
 
 def test_appears_in_pairlab_list_and_plugins(installed):
@@ -58,26 +59,28 @@ def test_appears_in_pairlab_list_and_plugins(installed):
     out = run_cli("list", "--json", extra_path=target, external=True)
     assert out.returncode == 0, out.stderr
     algos = {a["name"]: a for a in json.loads(out.stdout)["algorithms"]}
-    cop = algos["cop-kmeans"]
-    assert cop["plugin"] == "cop_kmeans" and cop["version"] == "0.1.0"
+    cop = algos["cop-kmeans-example"]
+    assert cop["plugin"] == "cop_kmeans_example" and cop["version"] == "0.1.0"
+    assert algos["cop-kmeans"]["plugin"] == "cop_kmeans"  # the built-in, a different plugin
     assert {p["name"] for p in cop["params"]} >= {"n_clusters", "max_iter", "closure", "order"}
     assert "gmm" in algos  # the built-ins are still there
 
     out = run_cli("plugins", extra_path=target, external=True)
-    line = next(s for s in out.stdout.splitlines() if s.startswith("cop_kmeans"))
-    assert "pairlab-cop-kmeans 0.1.0 (external) ok" in line and "cop-kmeans" in line
+    line = next(s for s in out.stdout.splitlines() if s.startswith("cop_kmeans_example"))
+    assert "pairlab-cop-kmeans 0.1.0 (external) ok" in line and "cop-kmeans-example" in line
+    assert "clash" not in out.stdout.lower() and "conflict" not in out.stdout.lower()
 
     hidden = run_cli("list", "--json", extra_path=target, external=False)
-    assert "cop-kmeans" not in {a["name"] for a in json.loads(hidden.stdout)["algorithms"]}
+    assert "cop-kmeans-example" not in {a["name"] for a in json.loads(hidden.stdout)["algorithms"]}
 
 
 def test_runs_from_pairlab_run(installed):
     target, _ = installed
-    out = run_cli("run", "cop-kmeans", "--dataset", "two-moons", "--must-link", "5",
+    out = run_cli("run", "cop-kmeans-example", "--dataset", "two-moons", "--must-link", "5",
                   "--cannot-link", "5", "--json", "--labels", extra_path=target, external=True)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
-    assert result["algorithm"] == "cop-kmeans" and result["converged"]
+    assert result["algorithm"] == "cop-kmeans-example" and result["converged"]
     assert result["n_must_link"] == 5 and result["n_cannot_link"] == 5
     assert result["metrics"]["constraints-satisfied"] == 1.0  # hard constraints
     assert result["objective_name"] == "inertia" and len(set(result["labels"])) == 2
@@ -88,7 +91,7 @@ def test_infeasible_links_give_a_one_line_error(installed, tmp_path):
     links = tmp_path / "links.json"
     links.write_text(json.dumps({"n_samples": 200, "must_link": [],
                                  "cannot_link": [[0, 1], [1, 2], [0, 2]]}))
-    out = run_cli("run", "cop-kmeans", "--dataset", "two-moons", "--constraints", str(links),
+    out = run_cli("run", "cop-kmeans-example", "--dataset", "two-moons", "--constraints", str(links),
                   extra_path=target, external=True)
     assert out.returncode == 1
     assert out.stderr.startswith("pairlab: error: COP-KMeans cannot assign point")
@@ -113,7 +116,9 @@ def test_shows_in_the_gui_algorithm_menu_and_runs_there(installed, tmp_path):
                          text=True, timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["items"]["cop-kmeans-example"] == \
+        "COP-KMeans, example package (Table 1)  (cop-kmeans-example)"
     assert result["items"]["cop-kmeans"] == "COP-KMeans (constrained k-means)  (cop-kmeans)"
     assert "gmm" in result["items"]
-    assert result["pane"] == "cop-kmeans" and result["error"] is None
+    assert result["pane"] == "cop-kmeans-example" and result["error"] is None
     assert result["converged"] and result["iterations"] >= 1

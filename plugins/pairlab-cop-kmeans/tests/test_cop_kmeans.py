@@ -188,7 +188,8 @@ def test_conformance_fixture(pairlab_check_algorithm, pairlab_small_dataset):
 
 
 def test_registered_through_the_entry_point():
+    """Under its own name: the built-in ``cop-kmeans`` is a different plugin."""
     reg = Registry(external=True)
-    assert reg.algorithm("cop-kmeans") is COPKMeans
-    info = reg.plugin_of("algorithms", "cop-kmeans")
+    assert reg.algorithm("cop-kmeans-example") is COPKMeans
+    info = reg.plugin_of("algorithms", "cop-kmeans-example")
     assert info.distribution == "pairlab-cop-kmeans" and info.ok and not info.builtin

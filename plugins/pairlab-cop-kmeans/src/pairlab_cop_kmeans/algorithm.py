@@ -1,5 +1,8 @@
 """COP-KMeans: k-means whose assignment step never violates a must-link or a cannot-link.
 
+The example plugin package: the plain Table 1, registered as ``cop-kmeans-example``. pairlab's
+built-in ``cop-kmeans`` adds restarts, a must-links-only mode and a soft variant.
+
 Wagstaff, Cardie, Rogers & Schroedl (2001), "Constrained K-means clustering with background
 knowledge", ICML, Table 1:
 
@@ -88,8 +91,10 @@ class COPKMeans(Algorithm):
     section 5.1.2) evaluate hard constrained k-means on test data (one-hot probabilities).
     """
 
-    name = "cop-kmeans"
-    title = "COP-KMeans (constrained k-means)"
+    # pairlab's built-in ``cop-kmeans`` is the full algorithm (restarts, must-links only, a soft
+    # variant); this example registers the plain Table 1 under its own name so nothing clashes.
+    name = "cop-kmeans-example"
+    title = "COP-KMeans, example package (Table 1)"
     citation = ("Wagstaff, Cardie, Rogers & Schroedl (2001), Constrained K-means clustering with "
                 "background knowledge, ICML")
     hard_constraints = True

@@ -1,0 +1,202 @@
+"""PCK-means and MPCK-means (Bilenko, Basu & Mooney 2004) against their equations and limits."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from pairlab_builtins.algorithms.mpckmeans import neighbourhood_centers
+from sklearn.cluster import KMeans as SkKMeans
+
+from pairlab import Constraints, Dataset, Registry, Run
+from pairlab.constraint_generators import random_pairs
+from pairlab.testing import make_check_dataset
+
+REG = Registry(external=False)
+
+
+def _problem(seed, n=14, n_links=10, k_true=3, d=2):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(k_true, size=n)
+    X = rng.normal(size=(n, d)) + 3.0 * y[:, None]
+    pairs = list(itertools.combinations(range(n), 2))
+    chosen = [pairs[c] for c in rng.choice(len(pairs), size=n_links, replace=False)]
+    flip = rng.random(len(chosen)) < 0.2  # some links contradict the classes
+    ml = [p for p, f in zip(chosen, flip, strict=True) if (y[p[0]] == y[p[1]]) != f]
+    cl = [p for p, f in zip(chosen, flip, strict=True) if (y[p[0]] == y[p[1]]) == f]
+    conf = rng.uniform(0.5, 1.0, size=len(ml) + len(cl))
+    return X, Constraints(ml, cl, n_samples=n, confidence=conf)
+
+
+# -- the objective from the equations, with plain loops: the oracle ------------------------------
+def objective_bf(alg, labels, centers, metrics):
+    """Eq. 2 (PCK-means) or eq. 3 (MPCK-means) evaluated term by term."""
+    X, c, p = alg.X, alg.constraints, alg.params
+    wm, wc = p["must_link_weight"], p["cannot_link_weight"]
+    if metrics is None:
+        J = sum(0.5 * ((X[i] - centers[labels[i]]) ** 2).sum() for i in range(len(X)))
+        J += sum(wm * q for (a, b), q in zip(c.must_link, c.ml_confidence, strict=True)
+                 if labels[a] != labels[b])
+        J += sum(wc * q for (a, b), q in zip(c.cannot_link, c.cl_confidence, strict=True)
+                 if labels[a] == labels[b])
+        return J
+    V = np.diag(np.where(X.var(axis=0) > 0, X.var(axis=0), 1.0))
+    R = np.diag(np.ptp(X, axis=0) ** 2) * (1 if p["metric"] == "diagonal" else X.shape[1])
+
+    def norm(v, A):
+        return float(v @ A @ v)
+
+    J = 0.0
+    for i in range(len(X)):
+        A = metrics[labels[i]]
+        J += norm(X[i] - centers[labels[i]], A) + p["eps"] * np.trace(A @ V) - np.linalg.slogdet(A)[1]
+    for (a, b), q in zip(c.must_link, c.ml_confidence, strict=True):
+        if labels[a] != labels[b]:
+            v = X[a] - X[b]
+            J += wm * q * (0.5 * norm(v, metrics[labels[a]]) + 0.5 * norm(v, metrics[labels[b]]))
+    for (a, b), q in zip(c.cannot_link, c.cl_confidence, strict=True):
+        if labels[a] == labels[b]:
+            A = metrics[labels[a]]
+            J += wc * q * (np.trace(A @ R) - norm(X[a] - X[b], A))
+    return J
+
+
+VARIANTS = [("pck-means", {}), ("mpck-means", {"metric": "diagonal"}), ("mpck-means", {"metric": "full"})]
+
+
+def _run(name, X, links, params, seed=0):
+    return Run(name, Dataset(X), links, {"n_clusters": 3, "max_iter": 12, "order": "data", **params},
+               seed=seed, registry=REG)
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_each_step_is_a_literal_icm_pass_and_the_objective_never_increases(name, params):
+    for seed in range(6):
+        X, links = _problem(seed)
+        run = _run(name, X, links, params, seed=seed)
+        run.run()
+        alg = run.algorithm
+        objs = [s.objective for s in run.history]
+        assert all(b <= a + 1e-9 * abs(a) for a, b in itertools.pairwise(objs)), objs
+        for prev, state in itertools.pairwise(run.history):
+            mu, A = state.model["centers"], state.model.get("metrics")
+            assert state.objective == pytest.approx(objective_bf(alg, state.labels, mu, A), rel=1e-9)
+            # literal ICM in data order: each point takes the cluster with the least J given the rest
+            labels = np.array(prev.labels)
+            for i in range(len(X)):
+                costs = []
+                for h in range(3):
+                    labels[i] = h
+                    costs.append(objective_bf(alg, labels, mu, A))
+                labels[i] = int(np.argmin(costs))
+            assert labels.tolist() == state.labels.tolist()
+
+
+@pytest.mark.parametrize("metric", ["diagonal", "full"])
+def test_metric_update_is_the_minimiser(metric):
+    X, links = _problem(11, n=20)
+    run = _run("mpck-means", X, links, {"metric": metric})
+    s0 = run.state
+    s1 = run.step()
+    alg, mu, A = run.algorithm, s1.model["centers"], s1.model["metrics"]
+    best = objective_bf(alg, s0.labels, mu, A)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        h = int(rng.integers(3))
+        E = rng.normal(scale=0.05, size=(2, 2))
+        E = np.diag(np.diag(E)) if metric == "diagonal" else 0.5 * (E + E.T)
+        B = A.copy()
+        B[h] = A[h] @ (np.eye(2) + E)
+        B[h] = 0.5 * (B[h] + B[h].T)
+        if np.linalg.eigvalsh(B[h]).min() > 0:
+            assert objective_bf(alg, s0.labels, mu, B) >= best - 1e-9
+
+
+def test_pck_means_without_links_is_kmeans_and_scikit_learn():
+    data = make_check_dataset(60, seed=5)
+    start = data.X[[0, 30, 59]].copy()
+    params = {"n_clusters": 3, "means_init": start}
+    ours = Run("pck-means", data, None, params, registry=REG)
+    ours.run()
+    plain = Run("kmeans", data, None, params, registry=REG)
+    plain.run()
+    assert ours.n_iter == plain.n_iter
+    for a, b in zip(ours.history, plain.history, strict=True):
+        assert np.array_equal(a.labels, b.labels)
+        np.testing.assert_array_equal(a.model["centers"], b.model["centers"])
+        assert a.objective == pytest.approx(0.5 * b.objective, rel=1e-12)
+    sk = SkKMeans(3, init=start, n_init=1, algorithm="lloyd", tol=0).fit(data.X)
+    final = ours.state
+    # our last state's labels are those of its centres; scikit-learn's labels_ follow its last update
+    np.testing.assert_allclose(ours.algorithm.step(final).model["centers"], sk.cluster_centers_,
+                               atol=1e-10)
+    assert np.array_equal(final.labels, sk.labels_)
+
+
+def test_metric_learning_recovers_an_anisotropic_scale():
+    rng = np.random.default_rng(0)
+    scale = 4.0
+    y = np.repeat([0, 1], 150)
+    X = np.column_stack([rng.normal(size=300) + 8.0 * y, scale * rng.normal(size=300)])
+    links = random_pairs(y, 60, 60, rng)
+    run = Run("mpck-means", Dataset(X, y), links, {"n_clusters": 2, "metric": "diagonal"}, seed=0,
+              registry=REG)
+    state = run.run()
+    assert (state.labels == y).mean() in (0.0, 1.0) or min((state.labels == y).mean(),
+                                                           (state.labels != y).mean()) < 0.02
+    for A in state.model["metrics"]:
+        ratio = A[0, 0] / A[1, 1]
+        assert ratio == pytest.approx(scale**2, rel=0.25)
+    full = Run("mpck-means", Dataset(X, y), links, {"n_clusters": 2, "metric": "full"}, seed=0,
+               registry=REG).run()
+    for A in full.model["metrics"]:
+        w = np.linalg.eigvalsh(A)
+        assert w[1] / w[0] == pytest.approx(scale**2, rel=0.3)
+
+
+def test_neighbourhood_initialisation():
+    X = np.array([[0.0, 0], [0, 1], [10, 0], [10, 1], [5, 5], [20, 20], [21, 20], [-3, -3]])
+    chunk = Constraints([[0, 1], [2, 3], [5, 6]], [[4, 0], [4, 2], [4, 5]], n_samples=8).chunklet_index
+    cl = np.array([[4, 0], [4, 2], [4, 5]])
+    rng = np.random.default_rng(0)
+    # three neighbourhoods of two points, k = 2: farthest-first from the first (ties: the first)
+    got = neighbourhood_centers(X, chunk, cl, 2, rng)
+    np.testing.assert_allclose(got, [[0, 0.5], [20.5, 20]])
+    # k = 5: the three centroids, the point cannot-linked to all of them, then a perturbed mean
+    got = neighbourhood_centers(X, chunk, cl, 5, rng)
+    np.testing.assert_allclose(got[:4], [[0, 0.5], [10, 0.5], [20.5, 20], [5, 5]])
+    assert np.all(np.abs(got[4] - X.mean(axis=0)) < 0.6 * X.std(axis=0))
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_same_seed_same_run_and_predict_matches_labels_without_links(name, params):
+    data = make_check_dataset(50, seed=2)
+    links = random_pairs(data.y, 6, 6, np.random.default_rng(1))
+    a = Run(name, data, links, {"n_clusters": 2, **params}, seed=4, registry=REG)
+    b = Run(name, data, links, {"n_clusters": 2, **params}, seed=4, registry=REG)
+    a.run()
+    b.run()
+    assert all(s.equals(t) for s, t in zip(a.history, b.history, strict=True))
+    free = Run(name, data, None, {"n_clusters": 2, **params}, seed=4, registry=REG)
+    state = free.run()
+    proba = free.algorithm.predict_proba(state, data.X)
+    assert np.array_equal(proba.argmax(axis=1), state.labels)
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_explain_gives_the_change_in_j_of_relabelling_the_point(name, params):
+    X, links = _problem(4, n=14)
+    run = _run(name, X, links, params)
+    state = run.run()
+    alg, mu, A = run.algorithm, state.model["centers"], state.model.get("metrics")
+    for i in range(len(X)):
+        ex = alg.explain(state, i)
+        cost = ex.bars[0].values
+        assert ex.bars[0].highlight == state.labels[i]  # converged: every point sits at its cheapest
+        labels = np.array(state.labels)
+        J = []
+        for h in range(3):
+            labels[i] = h
+            J.append(objective_bf(alg, labels, mu, A))
+        np.testing.assert_allclose(cost - cost[0], np.array(J) - J[0], rtol=1e-9, atol=1e-9)
