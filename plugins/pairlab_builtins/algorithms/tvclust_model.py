@@ -170,6 +170,12 @@ class NIWBase:
     psi0: float
     full = True
 
+    def __post_init__(self) -> None:
+        self._diag = np.diag_indices(self.d)
+        self._below = np.tril_indices(self.d, -1)
+        d, nu0 = self.d, self.nu0
+        self._log_iw_norm = 0.5 * nu0 * d * (math.log(self.psi0) - math.log(2.0)) - multigammaln(0.5 * nu0, d)
+
     def log_jacobian(self, log_scale: float) -> float:
         """mu = center + s mu' (d entries), Sigma = s^2 Sigma' (d(d+1)/2 free entries)."""
         return (self.d + self.d * (self.d + 1)) * log_scale
@@ -199,16 +205,14 @@ class NIWBase:
         triangular, A_jj^2 ~ chi2(nu - j), A_ij ~ N(0, 1) below the diagonal, Sigma^-1 = (LA)(LA)^T.
         """
         d = self.d
-        c_inv = linalg.solve_triangular(post["psi_chol"][k], np.eye(d), lower=True)
-        L = np.linalg.cholesky(c_inv.T @ c_inv)  # lower, L L^T = Psi^-1 (so P = L A is triangular)
+        L = np.linalg.cholesky(np.linalg.inv(post["psi"][k]))  # lower, L L^T = Psi^-1: P = L A is too
         A = np.zeros((d, d))
-        A[np.diag_indices(d)] = np.sqrt(rng.chisquare(post["nu"][k] - np.arange(d)))
-        below = np.tril_indices(d, -1)
-        A[below] = rng.standard_normal(len(below[0]))
+        A[self._diag] = np.sqrt(rng.chisquare(post["nu"][k] - np.arange(d)))
+        A[self._below] = rng.standard_normal(len(self._below[0]))
         P = L @ A
         # mu = m + Sigma^{1/2} eps / sqrt(kappa) with Sigma = P^-T P^-1
         eps = rng.standard_normal(d)
-        mean = post["mean"][k] + linalg.solve_triangular(P.T, eps, lower=False) / math.sqrt(post["kappa"][k])
+        mean = post["mean"][k] + np.linalg.solve(P.T, eps) / math.sqrt(post["kappa"][k])
         return mean, P
 
     def log_prior(self, means: np.ndarray, prec_chol: np.ndarray) -> np.ndarray:
@@ -218,8 +222,7 @@ class NIWBase:
         y = np.einsum("kd,kde->ke", means, prec_chol)
         log_normal = -0.5 * d * (_LOG_2PI - math.log(k0)) + 0.5 * logdet_prec - 0.5 * k0 * (y * y).sum(axis=1)
         trace = psi0 * (prec_chol**2).sum(axis=(1, 2))  # tr(Psi0 Sigma^-1)
-        log_iw = (0.5 * nu0 * d * math.log(psi0) - 0.5 * nu0 * d * math.log(2.0) - multigammaln(0.5 * nu0, d)
-                  + 0.5 * (nu0 + d + 1) * logdet_prec - 0.5 * trace)
+        log_iw = self._log_iw_norm + 0.5 * (nu0 + d + 1) * logdet_prec - 0.5 * trace
         return log_normal + log_iw
 
     def covariances(self, prec_chol: np.ndarray) -> np.ndarray:
@@ -280,10 +283,10 @@ def make_base(params: dict, std: Standardised, d: int) -> FixedVarianceBase | NI
     sigma2 = 0.1 if params["variance"] is None else params["variance"] / s2
     rho2 = 1.0 if params["prior_variance"] is None else params["prior_variance"] / s2
     for name, v in (("variance", sigma2), ("prior_variance", rho2)):
-        if not (math.isfinite(v) and v > 0.0):
+        if not 1e-100 < v < 1e100:  # relative to the data's variance; beyond, squares under/overflow
             raise InvalidInputError(
-                f"{name} = {params[name]!r} is {'too small' if v == 0 else 'too large'} for data of "
-                f"scale {std.scale:g}; give a value nearer the data's variance.")
+                f"{name} = {params[name]!r} is {'too small' if v <= 1e-100 else 'too large'} for data "
+                f"of variance {std.scale**2:g}; give a value nearer the data's variance.")
     if params["covariance"] == "fixed":
         return FixedVarianceBase(d, sigma2, rho2)
     nu0 = d + 2.0 if params["prior_dof"] is None else params["prior_dof"]
