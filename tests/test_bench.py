@@ -16,6 +16,11 @@ def test_run_case_ratio_and_goal():
     entry = run_case(case, repeats=3, min_time=0)
     assert 2.0 < entry["ratio"] < 7.0  # 6 nominal; sleep overhead and load pull it towards 1
     assert entry["met"] is False
+    timed = BenchCase("z", lambda: time.sleep(0.02), None, "-", 1, 1, 1, 0, goal_seconds=0.01)
+    entry = run_case(timed, repeats=3, min_time=0)
+    assert entry["ratio"] is None and entry["met"] is False and entry["goal_seconds"] == 0.01
+    assert run_case(BenchCase("w", lambda: None, None, "-", 1, 1, 1, 0, goal_seconds=1.0),
+                    repeats=3, min_time=0)["met"] is True
     broken = run_case(BenchCase("y", lambda: 1 / 0, None, "-", 1, 1, 1, 0), repeats=1, min_time=0)
     assert "ZeroDivisionError" in broken["error"]
 
