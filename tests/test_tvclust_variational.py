@@ -241,3 +241,23 @@ def test_clear_errors():
     with pytest.raises(InvalidInputError, match="'p' must be < 1"):
         make_estimator("tvclust", p=1.0).fit(X)
     assert math.isfinite(make_estimator("tvclust-variational", truncation=40).fit(X).objective_history_[-1])
+
+
+def test_explanations():
+    """Gibbs: eq. 13 for a point, whose existing-cluster part is the state's responsibility row;
+    variational: without links, the q(z_i) update is the next state's q(z_i)."""
+    X, _ = _blobs3(8, n_per=6, spread=0.4)
+    cons = Constraints([(0, 1), (2, 7)], [(0, 6)], n_samples=len(X))
+    run = Run("tvclust", Dataset(X), cons, {"covariance": "fixed"}, seed=0)
+    run.step()
+    state = run.state
+    for i in (0, 7):
+        bars = run.algorithm.explain(state, i).bars[0]
+        assert bars.values.sum() == pytest.approx(1.0) and bars.labels[-1] == "new"
+        if np.sum(state.labels == state.labels[i]) > 1:
+            existing = bars.values[:-1]
+            np.testing.assert_allclose(existing / existing.sum(), state.responsibilities[i], rtol=1e-10)
+    run = Run("tvclust-variational", Dataset(X), None, {"truncation": 4}, seed=0)
+    explained = run.algorithm.explain(run.state, 3).bars[0].values
+    run.step()
+    np.testing.assert_allclose(explained, run.state.responsibilities[3], atol=1e-12)

@@ -32,6 +32,7 @@ import numpy as np
 
 from pairlab import Algorithm, Constraints, Dataset, Param, State, hookimpl
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Bars, Explanation, component_labels
 from pairlab.mixture import (
     estimate_log_gaussian,
     kmeans_plusplus,
@@ -240,6 +241,35 @@ class TVClust(Algorithm):
         model = {"means": self.std.means_out(means), "covariances": self.std.covariances_out(covs),
                  "weights": onehot.sum(axis=0) / best.size}
         return best, model, onehot
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """Eq. 13 for point i given every other point of this state's sample: the probability of each
+        existing cluster and of a new one (what the next sweep draws from when it visits i, before
+        it has moved any other point)."""
+        z = np.asarray(state.extras["sample"])
+        means = np.asarray(state.extras["theta_means"])
+        K = means.shape[0]
+        others = np.bincount(z, minlength=K).astype(float)
+        others[z[index]] -= 1.0
+        log_lik = estimate_log_gaussian(self.Z[index:index + 1], means,
+                                        np.asarray(state.extras["theta_prec_chol"]))[0]
+        link = np.zeros(K)
+        links = self.link_model.links
+        if links is not None:
+            lo, hi = links.indptr[index], links.indptr[index + 1]
+            link = np.bincount(z[links.indices[lo:hi]], links.data[lo:hi], minlength=K)
+        with np.errstate(divide="ignore"):
+            logp = np.append(np.log(others) + log_lik + link, self.log_new[index])
+        prob = log_normalize(logp[None, :])[0][0]
+        labels = (*component_labels(K), "new")
+        return Explanation(
+            point=index, phase="sweep",
+            equation="eq. 13: P(z_i = k) ∝ n_{-i,k} N(x_i | θ_k) (p/(1−q))^{f_ki} ((1−p)/q)^{s_ik}, "
+                     "P(z_i = new) ∝ α ∫ N(x_i | θ) dG0(θ)",
+            bars=(Bars("P(z_i = k | the rest)", labels, prob, int(z[index])),
+                  Bars("link term f ξ1 − s ξ2", labels[:-1], link, int(z[index]))),
+            text=f"ξ1 = {self.link_model.xi1:.3g}, ξ2 = {self.link_model.xi2:.3g}; the bar marked is the "
+                 "point's cluster in the current sample.")
 
     def converged(self, previous: State, current: State) -> bool:
         """A Markov chain has no convergence test: done after ``max_iter`` sweeps."""

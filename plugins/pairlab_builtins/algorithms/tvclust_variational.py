@@ -37,6 +37,7 @@ import scipy.sparse as sp
 from scipy.special import betaln, digamma, xlogy
 
 from pairlab import Algorithm, Constraints, Dataset, Param, State, hookimpl
+from pairlab.explanation import Bars, Explanation, component_labels
 from pairlab.mixture import kmeans_plusplus, log_normalize, nearest_mean_responsibilities
 
 from .tvclust_model import MODEL_PARAMS, LinkModel, Standardised, _suff_stats, make_base
@@ -167,6 +168,27 @@ class TVClustVariational(Algorithm):
                 logits = logits + rows @ resp
             resp[members] = log_normalize(logits)[0]
         return self._state(state.iteration + 1, resp)
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The q(z_i) update for point i under this state's q(v), q(theta) and its partners' q(z):
+        its three terms and the result."""
+        e_log_pi = np.asarray(state.extras["e_log_pi"])
+        ell = np.asarray(state.extras["expected_log_lik"])[index]
+        link = np.zeros_like(e_log_pi)
+        links = self.link_model.links
+        if links is not None:
+            link = np.asarray(links.matrix[index] @ np.asarray(state.responsibilities)).reshape(-1)
+        q = log_normalize((e_log_pi + ell + link)[None, :])[0][0]
+        labels = component_labels(e_log_pi.size)
+        top = int(q.argmax())
+        return Explanation(
+            point=index, phase="q(z) update",
+            equation="q(z_i = k) ∝ exp(E[log π_k] + E[log N(x_i | θ_k)] + Σ_j W_ij q(z_j = k))",
+            bars=(Bars("q(z_i = k) after the update", labels, q, top),
+                  Bars("E[log π_k]", labels, e_log_pi, top),
+                  Bars("E[log N(x_i | θ_k)]", labels, ell, top),
+                  Bars("link term Σ_j W_ij q(z_j = k)", labels, link, top)),
+            text="W_ij = ξ1 for a may-link, −ξ2 for a may-not-link (times the link's confidence).")
 
     def converged(self, previous: State, current: State) -> bool:
         change = (current.objective - previous.objective) / self.dataset.n_samples
