@@ -28,7 +28,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg
 from scipy.special import digamma, gammaln, multigammaln
 
 from pairlab import Constraints, Param
@@ -195,8 +194,11 @@ class NIWBase:
         psi = scatter + shrink * means[:, :, None] * means[:, None, :]
         psi = psi + self.psi0 * np.eye(self.d)
         psi = 0.5 * (psi + np.swapaxes(psi, 1, 2))
+        psi_chol = _batched_cholesky(psi, "posterior scale matrix")
+        # lower-triangular P with P P^T = Psi^-1 (triangular, so log|P| is the sum of log diag P)
+        prec_chol = _batched_cholesky(np.linalg.inv(psi), "posterior scale matrix")
         return {"kappa": kappa, "nu": self.nu0 + nk, "mean": (nk / kappa)[:, None] * means, "psi": psi,
-                "psi_chol": _batched_cholesky(psi, "posterior scale matrix")}
+                "psi_chol": psi_chol, "prec_chol": prec_chol}
 
     def sample(self, post: dict, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(mean, precision Cholesky factor P, P P^T = Sigma^-1) drawn from NIW posterior k.
@@ -205,7 +207,7 @@ class NIWBase:
         triangular, A_jj^2 ~ chi2(nu - j), A_ij ~ N(0, 1) below the diagonal, Sigma^-1 = (LA)(LA)^T.
         """
         d = self.d
-        L = np.linalg.cholesky(np.linalg.inv(post["psi"][k]))  # lower, L L^T = Psi^-1: P = L A is too
+        L = post["prec_chol"][k]  # lower, L L^T = Psi^-1, so P = L A is lower triangular too
         A = np.zeros((d, d))
         A[self._diag] = np.sqrt(rng.chisquare(post["nu"][k] - np.arange(d)))
         A[self._below] = rng.standard_normal(len(self._below[0]))
@@ -236,16 +238,11 @@ class NIWBase:
         return (digamma(0.5 * (nu[:, None] - j)).sum(axis=1) + self.d * math.log(2.0)
                 - _chol_logdet(post["psi_chol"]))
 
-    def _prec_chol_of_psi(self, post: dict) -> np.ndarray:
-        """P_k with P P^T = Psi_k^-1."""
-        eye = np.eye(self.d)
-        return np.stack([linalg.solve_triangular(c, eye, lower=True).T for c in post["psi_chol"]])
-
     def expected_log_lik(self, Z: np.ndarray, post: dict) -> np.ndarray:
         """E_q[log N(z | mu, Sigma)] = -d/2 log 2pi + E[log|Sigma^-1|]/2 - d/(2 kappa)
         - nu/2 (z - m)^T Psi^-1 (z - m)."""
         d = self.d
-        P = self._prec_chol_of_psi(post)
+        P = post["prec_chol"]
         nu = post["nu"]
         # estimate_log_gaussian with factor sqrt(nu) P gives -d/2 log 2pi - nu/2 quad + log|P| + d/2 log nu
         base = estimate_log_gaussian(Z, post["mean"], P * np.sqrt(nu)[:, None, None])
@@ -259,7 +256,7 @@ class NIWBase:
         Wishart laws of Sigma^-1, W(Psi^-1, nu) against W(I/psi0, nu0)."""
         d, k0, nu0, psi0 = self.d, self.kappa0, self.nu0, self.psi0
         kappa, nu, m = post["kappa"], post["nu"], post["mean"]
-        P = self._prec_chol_of_psi(post)
+        P = post["prec_chol"]
         y = np.einsum("kd,kde->ke", m, P)
         normal = (0.5 * d * np.log(kappa / k0) - 0.5 * d + 0.5 * d * k0 / kappa
                   + 0.5 * k0 * nu * (y * y).sum(axis=1))
