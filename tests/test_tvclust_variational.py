@@ -43,6 +43,15 @@ def test_elbo_never_decreases(covariance):
     assert len(elbo) == 61
     assert np.all(np.diff(elbo) >= -1e-9 * np.abs(elbo[1:])), np.diff(elbo).min()
     assert elbo[-1] - elbo[0] > 1.0  # it did climb
+    # by halves: q(z) (under the old q(v), q(theta)), then q(v), q(theta); each half climbs too
+    algo, state = run.algorithm, run.history[0]
+    seen = [state.objective]
+    for _ in range(10):
+        half = algo.half_step(state)
+        state = algo.finish_step(half)
+        seen += [half.objective, state.objective]
+    assert np.all(np.diff(seen) >= -1e-9 * np.abs(seen[1:])), np.diff(seen).min()
+    assert state.objective == run.history[10].objective
 
 
 @pytest.mark.parametrize("covariance", ["full", "fixed"])
@@ -212,6 +221,11 @@ def test_consensus_is_dahls_least_squares_draw():
     assert canonical(run.state.labels) == canonical(draws[int(np.argmin(loss))])
     assert len({canonical(z) for z in draws}) > 1  # there was a choice to make
     assert np.array_equal(run.history[2].labels, run.history[2].extras["sample"])  # before burn-in
+    halves = Run("tvclust", Dataset(X), Constraints([(0, 5)], [(1, 2)], n_samples=len(X)), params, seed=0)
+    for _ in range(12):
+        halves.half_step()
+        halves.step()
+    assert halves.state.equals(run.state)  # half states record no draw
 
 
 def test_predictions():

@@ -71,6 +71,7 @@ class TVClust(Algorithm):
         Param("max_iter", int, 200, "number of sweeps", low=1),
     )
     objective_name = "log joint p(x, E, z, theta)"
+    phases = ("assignments (eq. 13)", "cluster parameters")
 
     def __init__(self, dataset: Dataset, constraints: Constraints | None = None,
                  params: Mapping[str, Any] | None = None, rng: np.random.Generator | None = None) -> None:
@@ -111,16 +112,32 @@ class TVClust(Algorithm):
 
     def step(self, state: State) -> State:
         """One sweep of eq. 13 over all points in a random order, then theta | z."""
+        z, means, prec_chol = self._assign(state)
+        means, prec_chol = self._draw_theta(z, means.shape[0])
+        return self._state(state.iteration + 1, z, means, prec_chol, state)
+
+    def half_step(self, state: State) -> State:
+        """The sweep of eq. 13 only: new labels; surviving clusters keep their theta, new ones have
+        the theta drawn when they opened."""
+        z, means, prec_chol = self._assign(state)
+        return self._state(state.iteration + 1, z, means, prec_chol, state, phase=self.phases[0])
+
+    def finish_step(self, half: State) -> State:
+        """theta | z for every cluster of the half state's sample."""
+        z = np.asarray(half.extras["sample"])
+        means, prec_chol = self._draw_theta(z, int(half.extras["n_clusters"]))
+        return self._state(half.iteration, z, means, prec_chol, half)
+
+    def _assign(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         z = np.array(state.extras["sample"], dtype=np.int64)
         means = np.asarray(state.extras["theta_means"])
         prec_chol = np.asarray(state.extras["theta_prec_chol"])
-        z, K = self._sweep(z, means, prec_chol, self.rng.permutation(z.size))
-        means, prec_chol = self._draw_theta(z, K)
-        return self._state(state.iteration + 1, z, means, prec_chol, state)
+        return self._sweep(z, means, prec_chol, self.rng.permutation(z.size))
 
     def _sweep(self, z: np.ndarray, means: np.ndarray, prec_chol: np.ndarray, order: np.ndarray
-               ) -> tuple[np.ndarray, int]:
-        """Draw every z_i (in ``order``) from eq. 13; returns compact labels and their number."""
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Draw every z_i (in ``order``) from eq. 13; returns compact labels and the theta of the
+        clusters that are left (old ones as they were, new ones as drawn when they opened)."""
         Z, base, rng = self.Z, self.base, self.rng
         n, d = Z.shape
         K = means.shape[0]
@@ -131,6 +148,10 @@ class TVClust(Algorithm):
         counts[:K] = np.bincount(z, minlength=K)
         log_counts = np.full(cap, -np.inf)
         log_counts[:K] = np.log(counts[:K])  # every cluster of a state is non-empty
+        theta_m = np.empty((cap, d))
+        theta_m[:K] = means
+        theta_p = np.empty((cap, d, d))
+        theta_p[:K] = prec_chol
         log_new = self.log_new
         links = self.link_model.links
         if links is not None:
@@ -157,7 +178,10 @@ class TVClust(Algorithm):
                     table = np.hstack([table, np.empty((n, cap - K))])
                     counts = np.r_[counts, np.zeros(cap - K)]
                     log_counts = np.r_[log_counts, np.full(cap - K, -np.inf)]
+                    theta_m = np.vstack([theta_m, np.empty((cap - K, d))])
+                    theta_p = np.concatenate([theta_p, np.empty((cap - K, d, d))])
                 table[:, K] = estimate_log_gaussian(Z, mean[None], P[None])[:, 0]
+                theta_m[K], theta_p[K] = mean, P
                 k = K
                 K += 1
             z[i] = k
@@ -165,7 +189,7 @@ class TVClust(Algorithm):
             log_counts[k] = math.log(counts[k])
         alive = counts[:K] > 0
         remap = np.cumsum(alive) - 1
-        return remap[z].astype(np.int64), int(alive.sum())
+        return remap[z].astype(np.int64), theta_m[:K][alive], theta_p[:K][alive]
 
     # -- states -----------------------------------------------------------------------------------
     def _conditionals(self, z: np.ndarray, table: np.ndarray, field: np.ndarray,
@@ -182,7 +206,7 @@ class TVClust(Algorithm):
         return log_normalize(logp)[0]
 
     def _state(self, iteration: int, z: np.ndarray, means: np.ndarray, prec_chol: np.ndarray,
-               previous: State | None) -> State:
+               previous: State | None, phase: str = "") -> State:
         n = z.size
         K = means.shape[0]
         counts = np.bincount(z, minlength=K).astype(float)
@@ -205,19 +229,20 @@ class TVClust(Algorithm):
                                   "n_clusters": K}
         labels = z
         if self.params["labels"] == "consensus":
-            labels, model, resp = self._consensus(iteration, z, previous, extras, model, resp)
+            labels, model, resp = self._consensus(iteration, z, previous, extras, model, resp,
+                                                  record=not phase)
         return State(iteration, labels, responsibilities=resp, objective=log_joint,
-                     objective_name=self.objective_name, model=model, extras=extras)
+                     objective_name=self.objective_name, model=model, extras=extras, phase=phase)
 
     # -- consensus (Dahl 2006) --------------------------------------------------------------------
     def _consensus(self, iteration: int, z: np.ndarray, previous: State | None, extras: dict,
-                   model: dict, resp: np.ndarray) -> tuple[np.ndarray, dict, np.ndarray]:
+                   model: dict, resp: np.ndarray, record: bool = True) -> tuple[np.ndarray, dict, np.ndarray]:
         """Keep the draws after burn-in and, for each, S_t = sum over kept draws u of the number of
         ordered pairs (i, j) together in both t and u. With pi the co-clustering frequencies,
         sum_ij (1[z_i = z_j] - pi_ij)^2 = sum_k n_k^2 - 2 S_t / T + const, which picks the draw."""
         kept = previous.extras.get("draws", ()) if previous is not None else ()
         scores = previous.extras.get("agreement", np.zeros(0)) if previous is not None else np.zeros(0)
-        if iteration >= self.params["burn_in"]:
+        if record and iteration >= self.params["burn_in"]:  # whole sweeps only, not half states
             K = int(z.max()) + 1
             overlap = np.array([float((np.bincount(u * K + z, minlength=(int(u.max()) + 1) * K) ** 2).sum())
                                 for u in kept])

@@ -90,6 +90,7 @@ class TVClustVariational(Algorithm):
         Param("max_iter", int, 200, "maximum number of iterations", low=1),
     )
     objective_name = "ELBO"
+    phases = ("q(z)", "q(v), q(theta)")
 
     def __init__(self, dataset: Dataset, constraints: Constraints | None = None,
                  params: Mapping[str, Any] | None = None, rng: np.random.Generator | None = None) -> None:
@@ -130,9 +131,12 @@ class TVClustVariational(Algorithm):
                  "links": links}
         return sum(terms.values()), terms
 
-    def _state(self, iteration: int, resp: np.ndarray) -> State:
-        g = self._globals(resp)
-        ell = self.base.expected_log_lik(self.Z, g["post"])
+    def _state(self, iteration: int, resp: np.ndarray, g: dict[str, Any] | None = None,
+               ell: np.ndarray | None = None, phase: str = "") -> State:
+        """The state for q(z) = ``resp`` with q(v), q(theta) updated from it (or the given ones)."""
+        if g is None:
+            g = self._globals(resp)
+            ell = self.base.expected_log_lik(self.Z, g["post"])
         elbo, terms = self._elbo(resp, g, ell)
         means, covs = self.base.moments(g["post"])
         mean_v = g["a"] / (g["a"] + g["b"])
@@ -141,10 +145,10 @@ class TVClustVariational(Algorithm):
                  "weights": weights / weights.sum()}
         for v in g["post"].values():
             v.setflags(write=False)
-        extras = {"q_theta": g["post"], "e_log_pi": g["e_log_pi"], "expected_log_lik": ell,
-                  "terms": terms}
+        extras = {"q_theta": g["post"], "q_v": {k: g[k] for k in ("a", "b", "e_log_v", "e_log_1mv")},
+                  "e_log_pi": g["e_log_pi"], "expected_log_lik": ell, "terms": terms}
         return State(iteration, resp.argmax(axis=1), responsibilities=resp, objective=elbo,
-                     objective_name=self.objective_name, model=model, extras=extras)
+                     objective_name=self.objective_name, model=model, extras=extras, phase=phase)
 
     # -- stepper protocol -------------------------------------------------------------------------
     def initialize(self) -> State:
@@ -160,6 +164,20 @@ class TVClustVariational(Algorithm):
 
     def step(self, state: State) -> State:
         """q(z) block by block, then q(v) and q(theta) (inside :meth:`_state`)."""
+        return self._state(state.iteration + 1, self._update_z(state))
+
+    def half_step(self, state: State) -> State:
+        """q(z) block by block under the state's q(v), q(theta)."""
+        g = {**dict(state.extras["q_v"]), "e_log_pi": state.extras["e_log_pi"],
+             "post": dict(state.extras["q_theta"])}
+        return self._state(state.iteration + 1, self._update_z(state), g,
+                           np.asarray(state.extras["expected_log_lik"]), phase=self.phases[0])
+
+    def finish_step(self, half: State) -> State:
+        """q(v) and q(theta) from the half state's q(z)."""
+        return self._state(half.iteration, np.array(half.responsibilities))
+
+    def _update_z(self, state: State) -> np.ndarray:
         log_rho = np.asarray(state.extras["expected_log_lik"]) + np.asarray(state.extras["e_log_pi"])
         resp = np.array(state.responsibilities)
         for members, rows in self.blocks:
@@ -167,7 +185,7 @@ class TVClustVariational(Algorithm):
             if rows is not None:
                 logits = logits + rows @ resp
             resp[members] = log_normalize(logits)[0]
-        return self._state(state.iteration + 1, resp)
+        return resp
 
     def explain(self, state: State, index: int) -> Explanation:
         """The q(z_i) update for point i under this state's q(v), q(theta) and its partners' q(z):
