@@ -222,3 +222,23 @@ def test_small_variance_limit_approaches_rdpmeans():
         disagreements[gamma] = wrong
     assert disagreements[800.0] == 0, disagreements
     assert disagreements[2.0] > 0, disagreements
+
+
+def test_both_run_from_a_sweep_spec_and_the_command_line(tmp_path):
+    """The experiment engine and `pairlab run` drive both plugins (E-matrix link noise of eq. 8)."""
+    import csv
+
+    from pairlab.cli import main
+    from pairlab.sweep import parse_spec, run_sweep
+
+    spec = {"name": "tv", "trials": 1, "metrics": ["ari"], "max_iter": 5,
+            "algorithms": [{"name": "tvclust"}, {"name": "tvclust-variational", "params": {"truncation": 4}}],
+            "datasets": [{"name": "two-moons", "params": {"n_samples": 40}}],
+            "links": {"generator": "random", "budget": [4]},
+            "noise": {"link_model": "e-matrix", "link": [0.1]}}
+    result = run_sweep(parse_spec(spec), tmp_path, progress=None)
+    rows = list(csv.DictReader(result.table.open()))
+    assert [r["method"] for r in rows] == ["tvclust", "tvclust-variational"]
+    assert all(r["error"] == "" and r["iterations"] == "5" for r in rows)
+    assert main(["run", "tvclust", "--dataset", "two-moons", "--must-link", "5", "--cannot-link", "5",
+                 "--set", "max_iter=3", "--seed", "0"]) == 0
