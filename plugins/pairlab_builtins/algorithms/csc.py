@@ -1,0 +1,209 @@
+"""Flexible constrained spectral clustering (CSC): Wang & Davidson (2010).
+
+"Flexible constrained spectral clustering", KDD 2010, pp. 563-572. With the affinity A, degrees
+D = diag(A 1), vol = sum_i D_ii, the normalised Laplacian L_bar = I - D^-1/2 A D^-1/2 and the
+normalised constraint matrix Q_bar = D^-1/2 Q D^-1/2 (Q_ij = Q_ji = +c for a must-link of
+confidence c, -c for a cannot-link, 0 otherwise: the paper's degree-of-belief constraints), the
+relaxed problem is
+
+    min_v v' L_bar v   s.t.   v' Q_bar v >= beta,   v' v = vol,   v != D^1/2 1,
+
+and the paper reduces it to the generalised eigenproblem
+
+    L_bar v = lambda (Q_bar - beta / vol I) v,
+
+whose eigenvectors with lambda > 0 are the feasible ones (v' Q_bar v >= beta for them). The
+algorithm: feasible eigenvectors, normalised to v' v = vol; the K - 1 of least cost v' L_bar v;
+u = D^-1/2 v; k-means on the rows of U (beta must be below lambda_max(Q_bar) vol, else nothing is
+feasible). With no constraints (Q = 0, beta < 0) every non-trivial eigenvector of L_bar is feasible
+and the embedding is normalised spectral clustering's.
+
+Choices (docs/algorithms/csc.md): the pencil is solved on the orthogonal complement of the trivial
+vector D^1/2 1 (the constraint v != D^1/2 1 read as v orthogonal to it, as in spectral
+clustering), where L_bar is positive definite for a connected graph, so a symmetric-definite solver
+applies; the affinity's diagonal is set to 0 (no self-loops; scikit-learn's spectral embedding also
+ignores it); beta None is half of lambda_max(Q_bar) vol (and -vol without links); each step of the
+stepper is one Lloyd iteration of k-means in the embedding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import linalg
+
+from pairlab import Algorithm, Param, State, hookimpl
+from pairlab.centroids import cluster_means
+from pairlab.errors import InvalidInputError
+from pairlab.mixture import kmeans_plusplus
+
+from .kernels import pairwise_kernel
+
+__all__ = ["CSC", "constrained_embedding"]
+
+
+def _reflect(M: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """H M H for the Householder reflection H = I - 2 u u' (|u| = 1), in O(n^2)."""
+    Mu = M @ u
+    return (M - 2.0 * np.outer(u, Mu) - 2.0 * np.outer(Mu, u)
+            + 4.0 * float(u @ Mu) * np.outer(u, u))
+
+
+def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: float | None = None
+                          ) -> dict[str, Any]:
+    """Solve the CSC eigenproblem; return the embedding U (n, m <= n_vectors) and its details.
+
+    ``A`` is the affinity (zero diagonal), ``Q`` the constraint matrix. The result holds ``U``
+    (u = D^-1/2 v of the chosen eigenvectors, least cost first), ``V`` (v, |v|^2 = vol), ``cost``
+    (v' L_bar v), ``lam`` (their eigenvalues lambda), ``satisfaction`` (v' Q_bar v), ``beta``,
+    ``lambda_max`` (of Q_bar) and ``vol``.
+    """
+    n = A.shape[0]
+    d = A.sum(axis=1)
+    if np.any(d <= 0):
+        raise InvalidInputError(
+            f"{int(np.sum(d <= 0))} point(s) have no affinity to any other point (isolated in the "
+            "graph); use a larger bandwidth or remove them.")
+    vol = float(d.sum())
+    s = 1.0 / np.sqrt(d)
+    L = -(s[:, None] * A * s[None, :])
+    L.flat[:: n + 1] += 1.0
+    Qb = s[:, None] * Q * s[None, :]
+    involved = np.flatnonzero(np.any(Q != 0, axis=1))
+    lam_max = float(linalg.eigvalsh(Qb[np.ix_(involved, involved)])[-1]) if involved.size else 0.0
+    if beta is None:
+        beta = 0.5 * lam_max * vol if lam_max > 0 else -vol
+    if beta >= lam_max * vol:
+        raise InvalidInputError(
+            f"beta={beta:.6g} is not below lambda_max(Q_bar) * vol = {lam_max * vol:.6g}: no "
+            "embedding satisfies the constraints that much; lower beta (or leave it unset).")
+    # orthogonal complement of the trivial vector v0 = D^1/2 1 / |.| by a Householder reflection
+    v0 = np.sqrt(d) / np.sqrt(vol)
+    e1 = np.zeros(n)
+    e1[0] = 1.0
+    u = v0 - e1
+    nu = np.linalg.norm(u)
+    if nu < 1e-12:                     # v0 is already e1: H = I - 2 e2 e2' keeps it; use identity
+        u = None
+    else:
+        u /= nu
+    B = Qb.copy()
+    B.flat[:: n + 1] -= beta / vol
+    if u is not None:
+        L, B = _reflect(L, u), _reflect(B, u)
+    Lt, Bt = L[1:, 1:], B[1:, 1:]
+    try:
+        mu, W = linalg.eigh(Bt, Lt)    # B w = mu L w, w' L w = 1; lambda = 1 / mu
+    except linalg.LinAlgError:
+        raise InvalidInputError(
+            "the affinity graph is not connected (the normalised Laplacian is singular off the "
+            "trivial vector); use a larger bandwidth or cluster each component separately."
+        ) from None
+    scale = max(1.0, float(np.abs(mu).max(initial=0.0)))
+    feasible = np.flatnonzero(mu > 1e-12 * scale)
+    if feasible.size == 0:
+        raise InvalidInputError("no eigenvector satisfies the constraints; lower beta.")
+    norms2 = np.einsum("ij,ij->j", W[:, feasible], W[:, feasible])
+    cost = vol / norms2                # v' L_bar v with v' v = vol
+    order = feasible[np.argsort(cost, kind="stable")][:n_vectors]
+    Wc = W[:, order]
+    Vfull = np.vstack([np.zeros((1, Wc.shape[1])), Wc])
+    if u is not None:
+        Vfull = Vfull - 2.0 * np.outer(u, u @ Vfull)
+    Vfull *= np.sqrt(vol) / np.linalg.norm(Vfull, axis=0)
+    # deterministic signs: the entry of largest magnitude positive (as scikit-learn's embedding)
+    big = np.argmax(np.abs(Vfull), axis=0)
+    Vfull *= np.sign(Vfull[big, np.arange(Vfull.shape[1])])
+    Lbar_v = Vfull - s[:, None] * (A @ (s[:, None] * Vfull))
+    return {
+        "U": s[:, None] * Vfull, "V": Vfull,
+        "cost": np.einsum("ij,ij->j", Vfull, Lbar_v),
+        "satisfaction": np.einsum("ij,ij->j", Vfull, Qb @ Vfull),
+        "lam": 1.0 / mu[order], "beta": float(beta), "lambda_max": lam_max, "vol": vol,
+        "n_feasible": int(feasible.size),
+    }
+
+
+class CSC(Algorithm):
+    """Flexible constrained spectral clustering (Wang & Davidson 2010).
+
+    Iteration 0 solves the generalised eigenproblem and seeds k-means (k-means++ via ``self.rng``)
+    in the embedding; each step is one Lloyd iteration there. States: ``labels``;
+    ``model["centers"]`` the input-space mean of each cluster; ``objective`` the k-means inertia in
+    the embedding; ``extras["embedding"]`` the (n, K-1) embedding U and the cost, constraint
+    satisfaction and eigenvalue of each of its vectors.
+    """
+
+    name = "csc"
+    title = "CSC (flexible constrained spectral clustering)"
+    citation = ("Wang & Davidson (2010), Flexible constrained spectral clustering, KDD 2010, "
+                "pp. 563-572")
+    params = (
+        Param("n_clusters", int, 2, "number of clusters K (K - 1 eigenvectors)", low=1),
+        Param("affinity", str, "rbf",
+              "rbf: exp(-|x-y|^2 / bandwidth); precomputed: X is the (n, n) affinity matrix",
+              choices=("rbf", "precomputed")),
+        Param("bandwidth", float, None,
+              "RBF bandwidth b; none = mean squared distance between all pairs (GM-PR)",
+              low=0.0, low_open=True, nullable=True),
+        Param("beta", float, None,
+              "threshold beta on v' Q_bar v (below lambda_max(Q_bar) vol); none = half of "
+              "lambda_max(Q_bar) vol, or -vol without links", nullable=True),
+        Param("max_iter", int, 100, "maximum number of k-means iterations in the embedding", low=1),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        n = self.dataset.n_samples
+        k = self.params["n_clusters"]
+        if k > n:
+            raise InvalidInputError(f"n_clusters={k} exceeds the number of points ({n}).")
+        if n < 2:
+            raise InvalidInputError("csc needs at least 2 points.")
+        A = pairwise_kernel(self.X, "precomputed" if self.params["affinity"] == "precomputed"
+                            else "rbf", self.params["bandwidth"])
+        if np.any(A < 0):
+            raise InvalidInputError("the affinity matrix must be non-negative.")
+        A.flat[:: n + 1] = 0.0
+        c = self.constraints
+        Q = np.zeros((n, n))
+        for pairs, conf, sign in ((c.must_link, c.ml_confidence, 1.0),
+                                  (c.cannot_link, c.cl_confidence, -1.0)):
+            if len(pairs):
+                np.add.at(Q, (pairs[:, 0], pairs[:, 1]), sign * conf)
+                np.add.at(Q, (pairs[:, 1], pairs[:, 0]), sign * conf)
+        self.solution = constrained_embedding(A, Q, max(k - 1, 1), self.params["beta"])
+
+    def _state(self, iteration: int, centers: np.ndarray) -> State:
+        U = self.solution["U"]
+        d2 = ((U[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2)
+        labels = d2.argmin(axis=1)
+        k = centers.shape[0]
+        means = cluster_means(self.X, labels, np.zeros((k, self.X.shape[1])))
+        model = {"embedding_centers": centers}
+        if self.params["affinity"] != "precomputed":
+            model["centers"] = means
+        sol = self.solution
+        return State(iteration, labels, objective=float(d2[np.arange(labels.size), labels].sum()),
+                     objective_name="k-means inertia in the embedding", model=model,
+                     extras={"embedding": sol["U"], "cost": sol["cost"],
+                             "satisfaction": sol["satisfaction"], "eigenvalues": sol["lam"],
+                             "beta": sol["beta"], "lambda_max": sol["lambda_max"],
+                             "n_feasible": sol["n_feasible"]})
+
+    def initialize(self) -> State:
+        U = self.solution["U"]
+        return self._state(0, kmeans_plusplus(U, self.params["n_clusters"], self.rng))
+
+    def step(self, state: State) -> State:
+        centers = cluster_means(self.solution["U"], state.labels, state.model["embedding_centers"])
+        return self._state(state.iteration + 1, centers)
+
+    def converged(self, previous: State, current: State) -> bool:
+        return bool(np.array_equal(previous.labels, current.labels))
+
+
+@hookimpl
+def pairlab_algorithms():
+    return [CSC]
