@@ -1,0 +1,136 @@
+"""EM with posterior constraints (EM-PC): Graça, Ganchev & Taskar (2007).
+
+"Expectation maximization and posterior constraints", NIPS 20, pp. 569-576. EM maximises
+
+    F(q, theta) = log p_theta(X) - KL(q(Z) || p_theta(Z | X))   over q in Q and theta,
+
+where Q = {q : E_q[f(X, Z)] <= b} is a set of constraints on the posterior. The M-step is the
+ordinary one on q; the E-step is the projection
+
+    q* = arg min_{q in Q} KL(q || p_theta(Z | X)),
+
+computed through its dual: q*(Z) is proportional to p_theta(Z | X) exp(-lambda . f(X, Z)) with
+
+    lambda* = arg min_{lambda >= 0}  lambda . b + log sum_Z p_theta(Z | X) exp(-lambda . f(X, Z)),
+
+and min KL = -(value at lambda*) (strong duality). For clustering with cannot-links (the only
+links EM-PC uses, as GM-PR's comparison notes) the constraint of a pair (i, j) is, for every
+cluster k, that the two points are expected to put at most one point in k:
+
+    E_q[ [z_i = k] + [z_j = k] ] = q_i(k) + q_j(k) <= 1.
+
+The features are sums of per-point indicators, so q* factorises over points:
+q_i(k) is proportional to p(k | x_i) exp(-sum_{pairs c containing i} lambda_ck), the dual is
+sum_c,k lambda_ck b_c + sum_i log sum_k p(k | x_i) exp(-sum_{c containing i} lambda_ck), and its
+gradient is b_c - q_a(k) - q_b(k). We minimise it with L-BFGS-B (bounds lambda >= 0).
+
+Choices (docs/algorithms/em_pc.md): a link's confidence c relaxes its bound to b = 2 - c (c = 1 is
+the paper's bound 1; c = 0 no constraint); must-links are not used (a warning says so); the
+objective is F(q*, theta), which EM never decreases. Without cannot-links q* is the posterior and
+the algorithm is exactly ``gmm``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+
+from pairlab import hookimpl
+from pairlab.errors import InvalidInputError
+from pairlab.mixture import MixtureAlgorithm, log_normalize, weighted_log_prob
+
+__all__ = ["EMPC", "project_posteriors"]
+
+
+def project_posteriors(log_post: np.ndarray, pairs: np.ndarray, bound: np.ndarray,
+                       tol: float = 1e-10, max_iter: int = 1000
+                       ) -> tuple[np.ndarray, np.ndarray, float]:
+    """KL projection of factorised posteriors onto {q_a(k) + q_b(k) <= b for every pair, k}.
+
+    ``log_post`` (n, k) log p(k | x_i); ``pairs`` (m, 2); ``bound`` (m,). Returns the projected
+    posteriors q (n, k), the dual variables lambda (m, k) and KL(q || p).
+    """
+    n, k = log_post.shape
+    m = len(pairs)
+    post = np.exp(log_post)
+    if m == 0:
+        return post, np.zeros((0, k)), 0.0
+    inc = sp.csr_matrix((np.ones(2 * m), (np.r_[pairs[:, 0], pairs[:, 1]], np.r_[np.arange(m),
+                         np.arange(m)])), shape=(n, m))
+    rows = np.unique(pairs)
+    inc = inc[rows]
+    lp = log_post[rows]
+    local = np.searchsorted(rows, pairs)
+
+    def dual(flat: np.ndarray) -> tuple[float, np.ndarray]:
+        lam = flat.reshape(m, k)
+        q, log_z = log_normalize(lp - inc @ lam)
+        value = float((lam * bound[:, None]).sum() + log_z.sum())
+        grad = bound[:, None] - q[local[:, 0]] - q[local[:, 1]]
+        return value, grad.ravel()
+
+    res = minimize(dual, np.zeros(m * k), jac=True, method="L-BFGS-B",
+                   bounds=[(0.0, None)] * (m * k),
+                   options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-15})
+    lam = res.x.reshape(m, k)
+    q = post.copy()
+    q_rows, _ = log_normalize(lp - inc @ lam)
+    q[rows] = q_rows
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(q_rows > 0, q_rows * (np.log(q_rows) - lp), 0.0)
+    return q, lam, float(max(terms.sum(), 0.0))
+
+
+class EMPC(MixtureAlgorithm):
+    """EM for a Gaussian mixture with posterior constraints from cannot-links (Graça et al. 2007).
+
+    Same parameters, initialisation and M-step as ``gmm``; the E-step projects the posteriors
+    onto the cannot-link constraint set through its dual. States as ``gmm``'s, with
+    ``responsibilities`` the projected posteriors q*, ``objective`` log p(X) - KL(q* || p(Z | X)),
+    and ``extras`` the log-likelihood, the KL, the largest constraint violation and the dual
+    variables.
+    """
+
+    name = "em-pc"
+    title = "EM-PC (EM with posterior constraints)"
+    citation = ("Graça, Ganchev & Taskar (2007), Expectation maximization and posterior "
+                "constraints, NIPS 20, pp. 569-576")
+    objective_name = "log-likelihood - KL(q || posterior)"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        c = self.constraints
+        keep = c.cl_confidence > 0
+        self.pairs = np.asarray(c.cannot_link[keep], dtype=np.int64).reshape(-1, 2)
+        self.bound = 2.0 - c.cl_confidence[keep]
+        if len(self.pairs) and self.params["n_components"] < 2:
+            raise InvalidInputError(
+                "em-pc with cannot-links needs n_components >= 2 (two linked points cannot both "
+                "be in the only cluster).")
+        if c.n_must_link:
+            warnings.warn(
+                f"em-pc uses cannot-links only (Graça et al.'s clustering constraints); "
+                f"{c.n_must_link} must-link(s) are ignored.", UserWarning, stacklevel=2)
+
+    def e_step(self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
+               ) -> tuple[np.ndarray, float, dict[str, Any]]:
+        log_p = weighted_log_prob(self.X, weights, means, prec_chol)
+        resp, log_norm = log_normalize(log_p)
+        loglik = float(log_norm.sum())
+        if len(self.pairs) == 0:
+            return resp, loglik, {}
+        log_post = log_p - log_norm[:, None]
+        q, lam, kl = project_posteriors(log_post, self.pairs, self.bound)
+        excess = q[self.pairs[:, 0]] + q[self.pairs[:, 1]] - self.bound[:, None]
+        return q, loglik - kl, {"log_likelihood": loglik, "kl": kl,
+                                "max_violation": float(max(excess.max(), 0.0)),
+                                "dual": lam}
+
+
+@hookimpl
+def pairlab_algorithms():
+    return [EMPC]
