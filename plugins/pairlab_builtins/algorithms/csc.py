@@ -22,7 +22,8 @@ Choices (docs/algorithms/csc.md): the pencil is solved on the orthogonal complem
 vector D^1/2 1 (the constraint v != D^1/2 1 read as v orthogonal to it, as in spectral
 clustering), where L_bar is positive definite for a connected graph, so a symmetric-definite solver
 applies; the affinity's diagonal is set to 0 (no self-loops; scikit-learn's spectral embedding also
-ignores it); beta None is half of lambda_max(Q_bar) vol (and -vol without links); each step of the
+ignores it); beta None is 0 (the links agreed with at least as much as disagreed; -vol without
+links, where every negative beta gives the same embedding); each step of the
 stepper is one Lloyd iteration of k-means in the embedding.
 """
 
@@ -32,6 +33,8 @@ from typing import Any
 
 import numpy as np
 from scipy import linalg
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.centroids import cluster_means
@@ -65,6 +68,12 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
         raise InvalidInputError(
             f"{int(np.sum(d <= 0))} point(s) have no affinity to any other point (isolated in the "
             "graph); use a larger bandwidth or remove them.")
+    n_comp, _ = connected_components(csr_matrix(A > 0), directed=False)
+    if n_comp > 1:
+        raise InvalidInputError(
+            f"the affinity graph has {n_comp} connected components (the normalised Laplacian is "
+            "singular off the trivial vector); use a larger bandwidth or cluster each component "
+            "separately.")
     vol = float(d.sum())
     s = 1.0 / np.sqrt(d)
     L = -(s[:, None] * A * s[None, :])
@@ -73,7 +82,7 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
     involved = np.flatnonzero(np.any(Q != 0, axis=1))
     lam_max = float(linalg.eigvalsh(Qb[np.ix_(involved, involved)])[-1]) if involved.size else 0.0
     if beta is None:
-        beta = 0.5 * lam_max * vol if lam_max > 0 else -vol
+        beta = 0.0 if lam_max > 0 else -vol
     if beta >= lam_max * vol:
         raise InvalidInputError(
             f"beta={beta:.6g} is not below lambda_max(Q_bar) * vol = {lam_max * vol:.6g}: no "
@@ -97,9 +106,8 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
         mu, W = linalg.eigh(Bt, Lt)    # B w = mu L w, w' L w = 1; lambda = 1 / mu
     except linalg.LinAlgError:
         raise InvalidInputError(
-            "the affinity graph is not connected (the normalised Laplacian is singular off the "
-            "trivial vector); use a larger bandwidth or cluster each component separately."
-        ) from None
+            "the normalised Laplacian is numerically singular off the trivial vector (a nearly "
+            "disconnected affinity graph); use a larger bandwidth.") from None
     scale = max(1.0, float(np.abs(mu).max(initial=0.0)))
     feasible = np.flatnonzero(mu > 1e-12 * scale)
     if feasible.size == 0:
@@ -148,8 +156,8 @@ class CSC(Algorithm):
               "RBF bandwidth b; none = mean squared distance between all pairs (GM-PR)",
               low=0.0, low_open=True, nullable=True),
         Param("beta", float, None,
-              "threshold beta on v' Q_bar v (below lambda_max(Q_bar) vol); none = half of "
-              "lambda_max(Q_bar) vol, or -vol without links", nullable=True),
+              "threshold beta on v' Q_bar v (below lambda_max(Q_bar) vol); none = 0, or -vol "
+              "without links", nullable=True),
         Param("max_iter", int, 100, "maximum number of k-means iterations in the embedding", low=1),
     )
 

@@ -16,8 +16,8 @@ K_tilde:
     d(i, c) = K_ii - 2 sum_{j in c} K_ij / |c| + sum_{j, l in c} K_jl / |c|^2   (K = K_tilde).
 
 Choices where the paper leaves freedom (each also in docs/algorithms/sskk.md): the RBF bandwidth
-defaults to GM-PR's (mean squared distance); ``weight`` None is the largest off-diagonal |K_ij|
-(1 for the RBF kernel); ``sigma`` None is the smallest shift that makes K_tilde positive
+defaults to GM-PR's (mean squared distance); ``weight`` None is the largest |K_ij| (1 for the
+RBF kernel); ``sigma`` None is the smallest shift that makes K_tilde positive
 semi-definite; an empty cluster stays empty.
 """
 
@@ -87,7 +87,7 @@ class SSKK(Algorithm):
               low=0.0, low_open=True, nullable=True),
         Param("weight", float, None,
               "link weight w (reward for a must-link, penalty for a cannot-link, times each "
-              "link's confidence); none = largest off-diagonal |K_ij|", low=0.0, nullable=True),
+              "link's confidence); none = largest |K_ij| (1 for rbf)", low=0.0, nullable=True),
         Param("sigma", float, None,
               "diagonal shift sigma of K + W; none = smallest value making it positive "
               "semi-definite (so the objective never increases)", low=0.0, nullable=True),
@@ -116,8 +116,7 @@ class SSKK(Algorithm):
 
             self.bandwidth = mean_squared_distance(squared_distances(self.X)) or 1.0
         self.K = K
-        off = np.abs(K - np.diag(np.diag(K)))
-        w = p["weight"] if p["weight"] is not None else float(off.max(initial=0.0)) or 1.0
+        w = p["weight"] if p["weight"] is not None else float(np.abs(K).max(initial=0.0)) or 1.0
         c = self.constraints
         W = np.zeros_like(K)
         for pairs, conf, sign in ((c.must_link, c.ml_confidence, 1.0),

@@ -1,0 +1,128 @@
+"""CSC (Wang & Davidson 2010): no constraints = normalised spectral clustering (scikit-learn);
+the generalised eigenproblem's own identities; feasibility; bad input."""
+
+import numpy as np
+import pytest
+from pairlab_builtins.algorithms.csc import CSC, constrained_embedding
+from pairlab_builtins.algorithms.kernels import pairwise_kernel
+
+from pairlab import Dataset, Run
+from pairlab.constraint_generators import random_pairs
+from pairlab.errors import InvalidInputError
+
+
+def blobs(seed=0, n_per=30, centres=((0.0, 0.0), (6.0, 0.0), (0.0, 6.0)), scale=1.0):
+    rng = np.random.default_rng(seed)
+    return np.vstack([np.array(c) + scale * rng.normal(size=(n_per, 2)) for c in centres])
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_no_constraints_is_normalised_spectral_embedding(k):
+    from sklearn.manifold import spectral_embedding
+
+    X = blobs(k)
+    A = pairwise_kernel(X, "rbf")
+    run = Run(CSC, Dataset(X), None, {"n_clusters": k}, seed=0)
+    U = run.state.extras["embedding"]
+    vol = A.sum() - np.trace(A)
+    E = spectral_embedding(A, n_components=k, drop_first=False, eigen_solver="arpack",
+                           random_state=0)[:, 1:]
+    E = E * np.sign(np.sum(E * U, axis=0))
+    np.testing.assert_allclose(U / np.sqrt(vol), E, atol=1e-7)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_no_constraints_labels_equal_sklearn_spectral_clustering(seed):
+    from sklearn.cluster import SpectralClustering
+    from sklearn.metrics import adjusted_rand_score
+
+    X = blobs(seed, scale=0.6)
+    A = pairwise_kernel(X, "rbf")
+    sk = SpectralClustering(3, affinity="precomputed", random_state=seed).fit(A)
+    run = Run(CSC, Dataset(X), None, {"n_clusters": 3}, seed=seed)
+    run.run()
+    assert adjusted_rand_score(sk.labels_, run.state.labels) == 1.0
+    pre = Run(CSC, Dataset(A), None, {"n_clusters": 3, "affinity": "precomputed"}, seed=seed)
+    np.testing.assert_array_equal(pre.run().labels, run.state.labels)
+
+
+def _problem(seed, n=40, n_links=12):
+    X = blobs(seed, n_per=n // 4, centres=((0, 0), (4, 0), (0, 4), (4, 4)))
+    y = np.repeat([0, 0, 1, 1], n // 4)                   # a split the data do not suggest
+    return X, y, random_pairs(y, n_links // 2, n_links // 2, np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_eigenpairs_are_feasible_solutions_of_the_pencil(seed):
+    """Each returned v solves L_bar v = lambda (Q_bar - beta/vol I) v off the trivial vector,
+    satisfies v'Q_bar v >= beta (the paper's feasibility), has v'v = vol, and its cost
+    v'L_bar v = lambda v'(Q_bar - beta/vol I) v; no feasible eigenvector is cheaper (checked with
+    a dense non-symmetric solver of the projected pencil)."""
+    from scipy import linalg
+
+    X, _, c = _problem(seed)
+    alg = CSC(Dataset(X), c, {"n_clusters": 3})
+    sol = alg.solution
+    A = pairwise_kernel(X, "rbf")
+    np.fill_diagonal(A, 0.0)
+    d = A.sum(axis=1)
+    vol = d.sum()
+    s = 1 / np.sqrt(d)
+    L = np.eye(len(X)) - s[:, None] * A * s[None, :]
+    Q = np.zeros_like(A)
+    for (i, j) in c.must_link:
+        Q[i, j] = Q[j, i] = 1.0
+    for (i, j) in c.cannot_link:
+        Q[i, j] = Q[j, i] = -1.0
+    Qb = s[:, None] * Q * s[None, :]
+    B = Qb - sol["beta"] / vol * np.eye(len(X))
+    v0 = np.sqrt(d) / np.sqrt(vol)
+    P = np.eye(len(X)) - np.outer(v0, v0)                    # projector off the trivial vector
+    for m in range(sol["V"].shape[1]):
+        v, lam = sol["V"][:, m], sol["lam"][m]
+        assert abs(v @ v0) < 1e-8 * np.sqrt(vol)
+        assert v @ v == pytest.approx(vol)
+        np.testing.assert_allclose(P @ (L @ v - lam * (B @ v)), 0.0, atol=1e-8 * np.sqrt(vol))
+        assert v @ Qb @ v >= sol["beta"] - 1e-9
+        assert sol["cost"][m] == pytest.approx(v @ L @ v) == pytest.approx(lam * (v @ B @ v))
+    # independent: all eigenpairs of the projected pencil by a general dense solver
+    basis = linalg.null_space(v0[None, :])
+    mu, W = linalg.eig(basis.T @ B @ basis, basis.T @ L @ basis)
+    mu, W = mu.real, W.real
+    costs = []
+    for i in np.flatnonzero(mu > 1e-9):
+        v = basis @ W[:, i]
+        v *= np.sqrt(vol) / np.linalg.norm(v)
+        costs.append(v @ L @ v)
+    np.testing.assert_allclose(np.sort(costs)[: len(sol["cost"])], sol["cost"], rtol=1e-7)
+
+
+def test_constraints_change_the_split():
+    """Four blobs on a square, K = 2: without links the 'left/right' and 'top/bottom' splits are
+    equally good; links asking for top/bottom are followed, links asking for left/right too."""
+    X = blobs(0, n_per=15, centres=((0, 0), (5, 0), (0, 5), (5, 5)), scale=0.5)
+    blob = np.repeat(np.arange(4), 15)
+    for pattern in ([0, 0, 1, 1], [0, 1, 0, 1]):
+        y = np.array(pattern)[blob]
+        c = random_pairs(y, 20, 20, np.random.default_rng(3))
+        run = Run(CSC, Dataset(X), c, {"n_clusters": 2}, seed=0)
+        labels = run.run().labels
+        assert np.array_equal(labels, y) or np.array_equal(labels, 1 - y)
+
+
+def test_bad_input():
+    X, _, c = _problem(0)
+    with pytest.raises(InvalidInputError, match="not below"):
+        CSC(Dataset(X), c, {"beta": 1e9})
+    A = np.zeros((6, 6))
+    A[:3, :3] = A[3:, 3:] = 1.0
+    with pytest.raises(InvalidInputError, match="2 connected components"):
+        CSC(Dataset(A), None, {"affinity": "precomputed"})
+    with pytest.raises(InvalidInputError, match="isolated"):
+        CSC(Dataset(np.eye(4)), None, {"affinity": "precomputed"})
+    with pytest.raises(InvalidInputError, match="non-negative"):
+        CSC(Dataset(-np.ones((4, 4))), None, {"affinity": "precomputed"})
+    with pytest.raises(InvalidInputError, match="n, n"):
+        CSC(Dataset(X), None, {"affinity": "precomputed"})
+    sol = constrained_embedding(np.ones((5, 5)) - np.eye(5), np.zeros((5, 5)), 2)
+    assert sol["beta"] < 0 and sol["n_feasible"] == 4
