@@ -133,19 +133,20 @@ class ChooserAP:
         self-exemplar yet, every row takes its best candidate and each chosen candidate's own row
         is made to choose it, so every state is a clustering.
         """
-        belief = self.A + self.R
+        A, R = self.A, self.R
         cols = np.flatnonzero(mask)
         if cols.size == 0:
-            c = np.argmax(belief, axis=1)
+            c = np.argmax(np.add(A, R, out=self.tmp), axis=1)
             chosen = np.unique(c)
             c[self.self_row[chosen]] = chosen
             return c
-        score = belief if rule == "paper" else self.S_hat
-        c = cols[np.argmax(score[:, cols], axis=1)]
+        score = A[:, cols] + R[:, cols] if rule == "paper" else self.S_hat[:, cols]
+        c = cols[np.argmax(score, axis=1)]
         rows = self.self_row[cols]
+        own = A[rows, cols] + R[rows, cols]
         own_best = np.full(self.r, -np.inf)
-        np.maximum.at(own_best, rows, belief[rows, cols])
-        hit = belief[rows, cols] == own_best[rows]
+        np.maximum.at(own_best, rows, own)
+        hit = own == own_best[rows]
         c[rows[hit]] = cols[hit]
         return c
 

@@ -64,6 +64,9 @@ class SSAPG(ChooserAlgorithm):
     def build(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         c = self.constraints
         row = c.chunklet_index
+        if not c.chunklets:                               # no must-links: every MTP is its point
+            cl = c.chunklet_cannot_link
+            return self.S, row, row, cl if len(cl) else None
         S_rows = block_max(self.S, row, axis=0)
         cols = np.arange(self.S.shape[0])
         S_rows[row, cols] = self.S[cols, cols]

@@ -79,6 +79,9 @@ class SSAPL(ChooserAlgorithm):
     def build(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         node = self.constraints.chunklet_index
         r = int(node.max()) + 1
+        if not self.constraints.chunklets:                # no must-links: every node a point
+            self.representative = np.arange(r)
+            return self.S, np.arange(r), node, None
         S_nodes = block_max(block_max(self.S, node, axis=0), node, axis=1)
         diag = np.full(r, -np.inf)
         np.maximum.at(diag, node, np.diag(self.S))
