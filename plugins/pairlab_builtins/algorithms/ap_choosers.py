@@ -66,6 +66,11 @@ class ChooserAP:
         self.first = np.r_[cl[:, 0], cl[:, 1]]
         self.second = np.r_[cl[:, 1], cl[:, 0]]
         self.gamma = np.zeros((self.first.size, self.n))
+        # gamma rows grouped by their chooser, for s_hat = s + sum of a chooser's gamma rows
+        self._by_first = np.argsort(self.first, kind="stable")
+        firsts = self.first[self._by_first]
+        self._starts = np.flatnonzero(np.r_[True, np.diff(firsts) != 0]) if firsts.size else firsts
+        self._linked_rows = firsts[self._starts] if firsts.size else firsts
         span = float(S.max() - S.min()) if S.size else 0.0
         self.q_cap = 2.0 * self.n * span + 1.0
         self.S_hat = S.copy() if self.first.size else S
@@ -78,8 +83,8 @@ class ChooserAP:
         lam[half:] -= self.gamma[:half]
         np.clip(-lam, -self.q_cap, 0.0, out=lam)
         self.gamma = lam
-        self.S_hat[...] = self.S
-        np.add.at(self.S_hat, self.first, self.gamma)
+        sums = np.add.reduceat(lam[self._by_first], self._starts, axis=0)
+        self.S_hat[self._linked_rows] = self.S[self._linked_rows] + sums
 
     def _responsibilities(self) -> None:
         """rho_ij = s_hat(i, j) - max_{k != j} (s_hat(i, k) + alpha_ik), damped."""
