@@ -52,8 +52,8 @@ def _problem(seed, n=40, n_links=12):
     return X, y, random_pairs(y, n_links // 2, n_links // 2, np.random.default_rng(seed))
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_eigenpairs_are_feasible_solutions_of_the_pencil(seed):
+@pytest.mark.parametrize("seed, beta_fraction", [(0, None), (1, None), (2, 0.2), (3, -0.5)])
+def test_eigenpairs_are_feasible_solutions_of_the_pencil(seed, beta_fraction):
     """Each returned v solves L_bar v = lambda (Q_bar - beta/vol I) v off the trivial vector,
     satisfies v'Q_bar v >= beta (the paper's feasibility), has v'v = vol, and its cost
     v'L_bar v = lambda v'(Q_bar - beta/vol I) v; no feasible eigenvector is cheaper (checked with
@@ -61,7 +61,11 @@ def test_eigenpairs_are_feasible_solutions_of_the_pencil(seed):
     from scipy import linalg
 
     X, _, c = _problem(seed)
-    alg = CSC(Dataset(X), c, {"n_clusters": 3})
+    params = {"n_clusters": 3}
+    if beta_fraction is not None:          # beta = 0 (default) uses the low-rank path
+        probe = CSC(Dataset(X), c, params).solution
+        params["beta"] = beta_fraction * probe["lambda_max"] * probe["vol"]
+    alg = CSC(Dataset(X), c, params)
     sol = alg.solution
     A = pairwise_kernel(X, "rbf")
     np.fill_diagonal(A, 0.0)

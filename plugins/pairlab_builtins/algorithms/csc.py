@@ -53,6 +53,34 @@ def _reflect(M: np.ndarray, u: np.ndarray) -> np.ndarray:
             + 4.0 * float(u @ Mu) * np.outer(u, u))
 
 
+def _low_rank_pencil(Lt: np.ndarray, Q_II: np.ndarray, involved: np.ndarray, u: np.ndarray | None,
+                     n: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The pencil's eigenpairs with mu != 0 when beta = 0, from a problem of the linked points' size.
+
+    With beta = 0, B = Q_bar is supported on the linked points I, so after the reflection
+    B_t = V Q_II V' with V = H[1:, I]. Every eigenvector with mu != 0 is w = L_t^-1 V z with
+    Q_II G z = mu z, G = V' L_t^-1 V = R'R (Cholesky), i.e. R Q_II R' y = mu y, z = R^-1 y. The
+    eigenvectors with mu = 0 are infeasible (lambda > 0 is needed), so nothing is lost. Returns
+    (None, None) when a factorisation fails (the caller then solves the full pencil).
+    """
+    H_I = np.zeros((n, involved.size))
+    H_I[involved, np.arange(involved.size)] = 1.0
+    if u is not None:
+        H_I -= 2.0 * np.outer(u, u[involved])
+    V = H_I[1:]
+    try:
+        C = linalg.cho_factor(Lt, lower=True)
+        LiV = linalg.cho_solve(C, V)
+        R = linalg.cholesky(V.T @ LiV, lower=False)
+    except linalg.LinAlgError:
+        return None, None
+    mu, Y = linalg.eigh(R @ Q_II @ R.T)
+    Z = linalg.solve_triangular(R, Y, lower=False)
+    W = LiV @ Z
+    W /= np.sqrt(np.einsum("ij,ij->j", W, Lt @ W))       # w' L_t w = 1, as eigh returns
+    return mu, W
+
+
 def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: float | None = None
                           ) -> dict[str, Any]:
     """Solve the CSC eigenproblem; return the embedding U (n, m <= n_vectors) and its details.
@@ -97,17 +125,23 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
         u = None
     else:
         u /= nu
-    B = Qb.copy()
-    B.flat[:: n + 1] -= beta / vol
     if u is not None:
-        L, B = _reflect(L, u), _reflect(B, u)
-    Lt, Bt = L[1:, 1:], B[1:, 1:]
-    try:
-        mu, W = linalg.eigh(Bt, Lt)    # B w = mu L w, w' L w = 1; lambda = 1 / mu
-    except linalg.LinAlgError:
-        raise InvalidInputError(
-            "the normalised Laplacian is numerically singular off the trivial vector (a nearly "
-            "disconnected affinity graph); use a larger bandwidth.") from None
+        L = _reflect(L, u)
+    Lt = L[1:, 1:]
+    mu = W = None
+    if beta == 0 and 0 < involved.size < n:
+        mu, W = _low_rank_pencil(Lt, Qb[np.ix_(involved, involved)], involved, u, n)
+    if mu is None:
+        B = Qb.copy()
+        B.flat[:: n + 1] -= beta / vol
+        if u is not None:
+            B = _reflect(B, u)
+        try:
+            mu, W = linalg.eigh(B[1:, 1:], Lt)   # B w = mu L w, w' L w = 1; lambda = 1 / mu
+        except linalg.LinAlgError:
+            raise InvalidInputError(
+                "the normalised Laplacian is numerically singular off the trivial vector (a "
+                "nearly disconnected affinity graph); use a larger bandwidth.") from None
     scale = max(1.0, float(np.abs(mu).max(initial=0.0)))
     feasible = np.flatnonzero(mu > 1e-12 * scale)
     if feasible.size == 0:
