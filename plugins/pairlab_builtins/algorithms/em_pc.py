@@ -41,7 +41,7 @@ import scipy.sparse as sp
 
 from pairlab import hookimpl
 from pairlab.errors import InvalidInputError
-from pairlab.mixture import MixtureAlgorithm, log_normalize, weighted_log_prob
+from pairlab.mixture import MixtureAlgorithm, log_normalize
 
 __all__ = ["EMPC", "project_posteriors"]
 
@@ -212,7 +212,7 @@ class EMPC(MixtureAlgorithm):
 
     def e_step(self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
                ) -> tuple[np.ndarray, float, dict[str, Any]]:
-        log_p = weighted_log_prob(self.X, weights, means, prec_chol)
+        log_p = self.weighted_log_prob(self.X, weights, means, prec_chol)
         resp, log_norm = log_normalize(log_p)
         loglik = float(log_norm.sum())
         if len(self.pairs) == 0:
