@@ -212,6 +212,7 @@ class MessageEngine:
         self.cl_q = _penalties(self.cl.penalty, self.q_max)
         self.S_support = S[self.support]
         self.S_hat = S.copy() if self.constrained else S
+        self._cache: tuple[bytes, np.ndarray] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -258,6 +259,25 @@ class MessageEngine:
         """Boolean (n,): alpha_jj + rho_jj > 0 (end of section 3)."""
         n = self.n
         return (self.A.flat[:: n + 1] + self.R.flat[:: n + 1]) > 0
+
+    def exemplars(self, mask: np.ndarray, rule: str = "paper") -> np.ndarray:
+        """:func:`identify_exemplars` for the current messages and the self-exemplars ``mask``.
+
+        ``refine`` depends on S_hat and the mask only; without links S_hat is fixed, so its
+        result is kept until the mask changes (a converging run recomputes it rarely).
+        """
+        key = mask.tobytes()
+        cacheable = rule == "refine" and not self.constrained and mask.any()
+        if cacheable and self._cache is not None and self._cache[0] == key:
+            return self._cache[1].copy()
+        c = identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp)
+        if cacheable:
+            self._cache = (key, c.copy())
+        return c
+
+    def net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
+        """:func:`net_similarity` (eq. 6) of ``exemplars`` under this engine's S and links."""
+        return net_similarity(self.S, exemplars, self.ml, self.cl)
 
 
 # -- exemplars, objective ------------------------------------------------------------------------
@@ -350,13 +370,19 @@ def net_similarity(S: np.ndarray, exemplars: np.ndarray, ml: LinkSet, cl: LinkSe
     """
     n = S.shape[0]
     total = float(S[np.arange(n), exemplars].sum())
+    penalty, broken_ml, broken_cl = link_penalty(exemplars, ml, cl)
+    return total - penalty, broken_ml, broken_cl
+
+
+def link_penalty(exemplars: np.ndarray, ml: LinkSet, cl: LinkSet) -> tuple[float, int, int]:
+    """What eq. 6 charges the broken links: q_c per cannot-link, 2 q_m per must-link; counts."""
     half_ml = ml.first < ml.second
     half_cl = cl.first < cl.second
     broken_ml = exemplars[ml.first[half_ml]] != exemplars[ml.second[half_ml]]
     broken_cl = exemplars[cl.first[half_cl]] == exemplars[cl.second[half_cl]]
     penalty = 2.0 * float(ml.penalty[half_ml][broken_ml].sum()) + float(
         cl.penalty[half_cl][broken_cl].sum())
-    return total - penalty, int(broken_ml.sum()), int(broken_cl.sum())
+    return penalty, int(broken_ml.sum()), int(broken_cl.sum())
 
 
 # -- similarities, memory ------------------------------------------------------------------------
@@ -418,6 +444,7 @@ def _check_memory(name: str, n: int, n_square: int, n_pair_rows: int) -> None:
         raise InvalidInputError(
             f"{name} needs about {need / 2**30:.1f} GiB for n_samples={n} "
             f"({n_square} dense n x n arrays of messages and similarities plus the link messages), "
-            f"but only {have / 2**30:.1f} GiB of memory is available; cluster a subsample "
+            f"but only {have / 2**30:.1f} GiB of memory is available; set n_neighbors (messages "
+            "on a k-nearest-neighbour graph, memory grows as n k), cluster a subsample "
             "(memory grows as n^2) or free memory."
         )
