@@ -22,6 +22,7 @@ from pairlab.errors import InvalidInputError
 
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
+_CACHED_MASKS = 16  # refine results kept (masks recur while a run settles)
 
 
 # -- links ----------------------------------------------------------------------------------------
@@ -212,7 +213,8 @@ class MessageEngine:
         self.cl_q = _penalties(self.cl.penalty, self.q_max)
         self.S_support = S[self.support]
         self.S_hat = S.copy() if self.constrained else S
-        self._cache: tuple[bytes, np.ndarray] | None = None
+        self._cache: dict[bytes, np.ndarray] = {}   # refine exemplars by self-exemplar mask
+        self._net: tuple[bytes, tuple[float, int, int]] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -266,18 +268,26 @@ class MessageEngine:
         ``refine`` depends on S_hat and the mask only; without links S_hat is fixed, so its
         result is kept until the mask changes (a converging run recomputes it rarely).
         """
-        key = mask.tobytes()
         cacheable = rule == "refine" and not self.constrained and mask.any()
-        if cacheable and self._cache is not None and self._cache[0] == key:
-            return self._cache[1].copy()
+        key = mask.tobytes() if cacheable else b""
+        if key in self._cache:
+            return self._cache[key].copy()
         c = identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp)
         if cacheable:
-            self._cache = (key, c.copy())
+            if len(self._cache) >= _CACHED_MASKS:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = c.copy()
         return c
 
     def net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
-        """:func:`net_similarity` (eq. 6) of ``exemplars`` under this engine's S and links."""
-        return net_similarity(self.S, exemplars, self.ml, self.cl)
+        """:func:`net_similarity` (eq. 6) of ``exemplars`` under this engine's S and links.
+
+        Kept for the last exemplars (S does not change during a run), so a settled run does not
+        recompute it."""
+        key = exemplars.tobytes()
+        if self._net is None or self._net[0] != key:
+            self._net = (key, net_similarity(self.S, exemplars, self.ml, self.cl))
+        return self._net[1]
 
 
 # -- exemplars, objective ------------------------------------------------------------------------
@@ -346,18 +356,34 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
     lab = np.searchsorted(cols, _argmax_over(cols, S, None, buf))
     lab[cols] = np.arange(k)
     # summed similarity to each point j from the members of j's cluster
-    onehot = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))
+    order = np.argsort(lab, kind="stable")           # by cluster, then by index
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lab, minlength=k), out=indptr[1:])
+    onehot = sp.csr_matrix((np.ones(n), order, indptr), shape=(k, n))
     score = np.asarray(onehot @ S)[lab, np.arange(n)]
-    order = np.lexsort((np.arange(n), lab))
-    starts = np.flatnonzero(np.r_[True, np.diff(lab[order]) != 0])
-    top = np.maximum.reduceat(score[order], starts)
-    sizes = np.diff(np.r_[starts, n])
-    hit_pos = np.flatnonzero(score[order] == np.repeat(top, sizes))
-    _, first = np.unique(lab[order][hit_pos], return_index=True)
-    refined = order[hit_pos[first]]                  # in cluster order, as Frey & Dueck
+    refined = _cluster_argmax(score, lab, order, indptr)   # in cluster order, as Frey & Dueck
+    if np.array_equal(refined, cols):                # no exemplar moved: the same assignment
+        return cols[lab]
     c = refined[np.argmax(S[:, refined], axis=1)]    # (ties to the earlier cluster, as theirs)
     c[refined] = refined
     return c
+
+
+def _cluster_argmax(score: np.ndarray, lab: np.ndarray, order: np.ndarray | None = None,
+                    indptr: np.ndarray | None = None) -> np.ndarray:
+    """For clusters 0..k-1 (every one non-empty), the member with the largest score; the
+    smallest index on ties. ``order`` (stable argsort of ``lab``) and ``indptr`` (cluster starts
+    in it) may be passed when known."""
+    if order is None:
+        order = np.argsort(lab, kind="stable")       # by cluster, then by index
+    ordered = score[order]
+    lab_o = lab[order]
+    starts = indptr[:-1] if indptr is not None else np.flatnonzero(
+        np.r_[True, lab_o[1:] != lab_o[:-1]])
+    top = np.maximum.reduceat(ordered, starts)
+    hit = np.flatnonzero(ordered == top[lab_o])
+    first = hit[np.r_[True, lab_o[hit[1:]] != lab_o[hit[:-1]]]]
+    return order[first]
 
 
 def net_similarity(S: np.ndarray, exemplars: np.ndarray, ml: LinkSet, cl: LinkSet

@@ -29,7 +29,7 @@ import numpy as np
 
 from pairlab.errors import InvalidInputError
 
-from .ap_messages import LinkSet
+from .ap_messages import _CACHED_MASKS, LinkSet, _cluster_argmax, link_penalty
 
 __all__ = ["EdgeGraph", "SparseMessageEngine", "knn_graph", "pair_squared_distances"]
 
@@ -217,7 +217,7 @@ class SparseMessageEngine:
         self.omega = np.zeros(self.ml_slots.size)
         self.gamma = np.zeros(self.cl_slots.size)
         self._old_links = (self.omega, self.gamma)
-        self._cache: tuple[bytes, np.ndarray] | None = None
+        self._cache: dict[bytes, np.ndarray] = {}
         self.set_similarity(S)
 
     @property
@@ -236,7 +236,8 @@ class SparseMessageEngine:
         self.ml_q = self.ml_slots.capped(self.q_max)
         self.cl_q = self.cl_slots.capped(self.q_max)
         self.S_hat = S.copy() if self.constrained else S
-        self._cache = None
+        self._cache = {}
+        self._net: tuple[bytes, tuple[float, int, int]] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -348,10 +349,10 @@ class SparseMessageEngine:
         """
         if rule not in ("paper", "refine"):
             raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
-        key = mask.tobytes()
-        if rule == "refine" and not self.constrained and self._cache is not None \
-                and self._cache[0] == key:
-            return self._cache[1].copy()
+        cacheable = rule == "refine" and not self.constrained and mask.any()
+        key = mask.tobytes() if cacheable else b""
+        if key in self._cache:
+            return self._cache[key].copy()
         g, n = self.graph, self.n
         ar = np.arange(n)
         if not mask.any():
@@ -377,26 +378,27 @@ class SparseMessageEngine:
         count = np.bincount(g.col[same], minlength=n)
         size = np.bincount(lab, minlength=k)
         score = np.where(count == size[lab], score, -np.inf)
-        order = np.lexsort((ar, lab))
-        starts = np.flatnonzero(np.r_[True, np.diff(lab[order]) != 0])
-        top = np.maximum.reduceat(score[order], starts)
-        sizes = np.diff(np.r_[starts, n])
-        hit_pos = np.flatnonzero(score[order] == np.repeat(top, sizes))
-        _, first = np.unique(lab[order][hit_pos], return_index=True)
-        refined = order[hit_pos[first]]
+        refined = _cluster_argmax(score, lab)
         is_refined = np.zeros(n, dtype=bool)
         is_refined[refined] = True
         c = self._pick(S, is_refined)
         c = np.where(c < 0, ar, c)
         c[refined] = refined
-        if not self.constrained:
-            self._cache = (key, c.copy())
+        if cacheable:
+            if len(self._cache) >= _CACHED_MASKS:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = c.copy()
         return c
 
     def net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
         """The objective of eq. 6 (see :func:`.ap_messages.net_similarity`) on the graph."""
-        from .ap_messages import link_penalty
+        key = exemplars.tobytes()
+        if self._net is not None and self._net[0] == key:
+            return self._net[1]
+        self._net = (key, self._net_similarity(exemplars))
+        return self._net[1]
 
+    def _net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
         e = self.graph.find(np.arange(self.n), exemplars)
         if (e < 0).any():
             raise InvalidInputError("an exemplar is not a neighbour of its point in the graph.")
