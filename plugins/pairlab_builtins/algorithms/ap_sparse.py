@@ -250,18 +250,13 @@ class SparseMessageEngine:
 
     # -- updates -----------------------------------------------------------------------------------
     def _link_messages(self) -> None:
-        """gamma^(t) (eq. 17), omega^(t) (eq. 20) and s_hat^(t) (eq. 24) from iteration t-1."""
+        """gamma^(t) (eq. 17), omega^(t) (eq. 20) and s_hat^(t) (eq. 24) from iteration t-1.
+
+        Summed in the dense core's order (s, then must-links, then cannot-links, each in link
+        order), so that on the complete graph the result is the dense one bit for bit."""
         self._old_links = (self.omega, self.gamma)
         m = self.graph.nnz
         total = self.S.copy()
-        if self.cl_slots.size:
-            sl = self.cl_slots
-            lam = self.A[sl.partner_safe] + self.R[sl.partner_safe]     # alpha_kj + rho_kj
-            np.subtract(self.gamma[sl.reverse], lam, out=lam)          # -lambda_ki^j
-            np.clip(lam, -self.cl_q, 0.0, out=lam)
-            lam[sl.missing] = 0.0
-            self.gamma = lam
-            total += np.bincount(sl.edge, weights=lam, minlength=m)
         if self.ml_slots.size:
             sl = self.ml_slots
             tau = self.A[sl.partner_safe] + self.R[sl.partner_safe]
@@ -273,6 +268,14 @@ class SparseMessageEngine:
                 tau[sl.missing] = -self.ml_q
             self.omega = tau
             total += np.bincount(sl.edge, weights=tau, minlength=m)
+        if self.cl_slots.size:
+            sl = self.cl_slots
+            lam = self.A[sl.partner_safe] + self.R[sl.partner_safe]     # alpha_kj + rho_kj
+            np.subtract(self.gamma[sl.reverse], lam, out=lam)          # -lambda_ki^j
+            np.clip(lam, -self.cl_q, 0.0, out=lam)
+            lam[sl.missing] = 0.0
+            self.gamma = lam
+            total += np.bincount(sl.edge, weights=lam, minlength=m)
         self.S_hat = total
 
     def _availabilities(self) -> None:

@@ -238,6 +238,8 @@ class SCSSAP(Algorithm):
         """The finished similarity of the current metric: (n, n), or per edge of ``graph``."""
         if graph is None:
             return self._finish_similarity(self.similarity_matrix())
+        if graph.complete:   # the dense matrix row by row: the same rounding as the dense path
+            return self._finish_similarity(self.similarity_matrix().ravel(), graph)
         return self._finish_similarity(self.pair_similarity(graph.row, graph.col), graph)
 
     def _n_square(self) -> int:
