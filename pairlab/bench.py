@@ -1,10 +1,10 @@
 """``pairlab bench``: speed measured against references in one run.
 
 A benchmark case times one unit of work (usually one iteration) of a subject and of a reference on
-the same data in the same process, and reports the median times and their ratio against the goal
-the issue tracker set. Cases live in ``pairlab/benchcases/<topic>.py`` modules, each defining
-``cases(quick: bool) -> list[BenchCase]``. Scaling runs time one step of every registered
-algorithm at several sizes and fit the growth exponent in n.
+the same data in the same process, their samples interleaved, and reports the median times and
+their ratio against the goal the issue tracker set. Cases live in ``pairlab/benchcases/<topic>.py``
+modules, each defining ``cases(quick: bool) -> list[BenchCase]``. Scaling runs time one step of
+every registered algorithm at several sizes and fit the growth exponent in n.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BenchCase", "discover_cases", "machine_info", "run_case", "scaling", "time_call"]
+__all__ = ["BenchCase", "discover_cases", "machine_info", "run_case", "scaling", "time_call",
+           "time_pair"]
 
 
 @dataclass
@@ -76,6 +77,34 @@ def time_call(fn: Callable[[], object], *, repeats: int = 5, warmup: int = 1,
     return statistics.median(samples)
 
 
+def time_pair(subject: Callable[[], object], reference: Callable[[], object], *, repeats: int = 5,
+              warmup: int = 1, min_time: float = 0.0) -> tuple[float, float]:
+    """Median wall times of ``subject()`` and ``reference()``, their samples interleaved.
+
+    Each round times one sample of each (looped to ``min_time`` as in :func:`time_call`), so a
+    change of load on a shared machine hits both sides alike.
+    """
+    for _ in range(warmup):
+        subject()
+        reference()
+    loops = []
+    for fn in (subject, reference):
+        n = 1
+        if min_time > 0:
+            start = time.perf_counter()
+            fn()
+            n = max(1, int(min_time / max(time.perf_counter() - start, 1e-9)))
+        loops.append(n)
+    samples: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for fn, n, out in zip((subject, reference), loops, samples, strict=True):
+            start = time.perf_counter()
+            for _ in range(n):
+                fn()
+            out.append((time.perf_counter() - start) / n)
+    return statistics.median(samples[0]), statistics.median(samples[1])
+
+
 def discover_cases(quick: bool, only: str | None = None) -> tuple[list[BenchCase], list[str]]:
     """Collect cases from every ``pairlab.benchcases`` module; errors are reported, not fatal."""
     from . import benchcases
@@ -106,13 +135,13 @@ def run_case(case: BenchCase, *, repeats: int, min_time: float) -> dict[str, Any
         repeats, min_time = case.repeats, 0.0
     warmup = 0 if case.repeats is not None else 1
     try:
-        entry["median_seconds"] = time_call(case.subject, repeats=repeats, warmup=warmup,
-                                            min_time=min_time)
         if case.reference is not None:
-            entry["reference_seconds"] = time_call(case.reference, repeats=repeats,
-                                                   warmup=warmup, min_time=min_time)
+            entry["median_seconds"], entry["reference_seconds"] = time_pair(
+                case.subject, case.reference, repeats=repeats, warmup=warmup, min_time=min_time)
             entry["ratio"] = entry["median_seconds"] / entry["reference_seconds"]
         else:
+            entry["median_seconds"] = time_call(case.subject, repeats=repeats, warmup=warmup,
+                                                min_time=min_time)
             entry["reference_seconds"] = entry["ratio"] = None
         checks = []
         if case.goal is not None and entry["ratio"] is not None:
