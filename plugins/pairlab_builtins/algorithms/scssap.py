@@ -204,7 +204,8 @@ class SCSSAP(Algorithm):
         Dense, and on a complete graph, exactly (scikit-learn's). On a sparse graph the preference
         must not depend on k, so it is still the median over all pairs: exact for precomputed
         similarities and n <= 2048, beyond that estimated from 2^20 pairs drawn uniformly with
-        replacement (diagonal included; a relative error of about 0.1% of the spread).
+        replacement (diagonal included; the sample median's quantile has standard error
+        0.5 / 2^10, i.e. it lies within about +/-0.1 percentile points of the true median's).
         """
         n = self.dataset.n_samples
         if graph is None or graph.complete:
