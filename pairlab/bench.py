@@ -1,10 +1,10 @@
 """``pairlab bench``: speed measured against references in one run.
 
 A benchmark case times one unit of work (usually one iteration) of a subject and of a reference on
-the same data in the same process, and reports the median times and their ratio against the goal
-the issue tracker set. Cases live in ``pairlab/benchcases/<topic>.py`` modules, each defining
-``cases(quick: bool) -> list[BenchCase]``. Scaling runs time one step of every registered
-algorithm at several sizes and fit the growth exponent in n.
+the same data in the same process, their samples interleaved, and reports the median times and
+their ratio against the goal the issue tracker set. Cases live in ``pairlab/benchcases/<topic>.py``
+modules, each defining ``cases(quick: bool) -> list[BenchCase]``. Scaling runs time one step of
+every registered algorithm at several sizes and fit the growth exponent in n.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BenchCase", "discover_cases", "machine_info", "run_case", "scaling", "time_call"]
+__all__ = ["BenchCase", "discover_cases", "machine_info", "run_case", "scaling", "time_call",
+           "time_pair"]
 
 
 @dataclass
@@ -47,6 +48,10 @@ class BenchCase:
     goal: float | None = None
     group: str = ""
     goal_seconds: float | None = None
+    repeats: int | None = None
+    """Timed runs for this case (long cases: 1, without a warm-up run); None: the bench's."""
+    info: dict[str, Any] | None = None
+    """Filled by the subject while it runs (e.g. iterations, peak memory); printed and saved."""
 
 
 def time_call(fn: Callable[[], object], *, repeats: int = 5, warmup: int = 1,
@@ -70,6 +75,34 @@ def time_call(fn: Callable[[], object], *, repeats: int = 5, warmup: int = 1,
             fn()
         samples.append((time.perf_counter() - start) / loops)
     return statistics.median(samples)
+
+
+def time_pair(subject: Callable[[], object], reference: Callable[[], object], *, repeats: int = 5,
+              warmup: int = 1, min_time: float = 0.0) -> tuple[float, float]:
+    """Median wall times of ``subject()`` and ``reference()``, their samples interleaved.
+
+    Each round times one sample of each (looped to ``min_time`` as in :func:`time_call`), so a
+    change of load on a shared machine hits both sides alike.
+    """
+    for _ in range(warmup):
+        subject()
+        reference()
+    loops = []
+    for fn in (subject, reference):
+        n = 1
+        if min_time > 0:
+            start = time.perf_counter()
+            fn()
+            n = max(1, int(min_time / max(time.perf_counter() - start, 1e-9)))
+        loops.append(n)
+    samples: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for fn, n, out in zip((subject, reference), loops, samples, strict=True):
+            start = time.perf_counter()
+            for _ in range(n):
+                fn()
+            out.append((time.perf_counter() - start) / n)
+    return statistics.median(samples[0]), statistics.median(samples[1])
 
 
 def discover_cases(quick: bool, only: str | None = None) -> tuple[list[BenchCase], list[str]]:
@@ -98,13 +131,17 @@ def run_case(case: BenchCase, *, repeats: int, min_time: float) -> dict[str, Any
         "links": case.links, "reference": case.reference_name, "goal": case.goal,
         "goal_seconds": case.goal_seconds,
     }
+    if case.repeats is not None:
+        repeats, min_time = case.repeats, 0.0
+    warmup = 0 if case.repeats is not None else 1
     try:
-        entry["median_seconds"] = time_call(case.subject, repeats=repeats, min_time=min_time)
         if case.reference is not None:
-            entry["reference_seconds"] = time_call(case.reference, repeats=repeats,
-                                                   min_time=min_time)
+            entry["median_seconds"], entry["reference_seconds"] = time_pair(
+                case.subject, case.reference, repeats=repeats, warmup=warmup, min_time=min_time)
             entry["ratio"] = entry["median_seconds"] / entry["reference_seconds"]
         else:
+            entry["median_seconds"] = time_call(case.subject, repeats=repeats, warmup=warmup,
+                                                min_time=min_time)
             entry["reference_seconds"] = entry["ratio"] = None
         checks = []
         if case.goal is not None and entry["ratio"] is not None:
@@ -112,6 +149,8 @@ def run_case(case: BenchCase, *, repeats: int, min_time: float) -> dict[str, Any
         if case.goal_seconds is not None:
             checks.append(entry["median_seconds"] <= case.goal_seconds)
         entry["met"] = all(checks) if checks else None
+        if case.info:
+            entry["info"] = dict(case.info)
     except Exception as exc:
         entry["error"] = f"{type(exc).__name__}: {exc}"
         entry["where"] = traceback.format_exc(limit=-1).strip().splitlines()[-2:]
@@ -131,6 +170,17 @@ SCALING_SETUPS: dict[str, dict[str, Any]] = {
     "dpmeans": {},
     "tvclust": {},
     "tvclust-variational": {},
+    "affinity-propagation n_neighbors=10": {"n_neighbors": 10},
+    "scssap n_neighbors=10": {"n_neighbors": 10},
+}
+"""Label -> parameters; the algorithm is the label's first word."""
+
+# sizes (quick, full) where the default 1e3-4e3 / 5e3-2e4 do not fit
+_SCALING_SIZES: dict[str, tuple[list[int], list[int]]] = {
+    "affinity-propagation": ([200, 400, 800], [500, 1000, 2000]),
+    "scssap": ([200, 400, 800], [500, 1000, 2000]),
+    "affinity-propagation n_neighbors=10": ([2000, 4000, 8000], [10_000, 30_000, 100_000]),
+    "scssap n_neighbors=10": ([2000, 4000, 8000], [10_000, 30_000, 100_000]),
 }
 
 
@@ -146,14 +196,13 @@ def scaling(quick: bool, only: str | None = None) -> list[dict[str, Any]]:
 
     reg = get_registry()
     out = []
-    for name, params in SCALING_SETUPS.items():
-        if name not in reg.names("algorithms") or (only and only not in name and name not in only):
+    for label, params in SCALING_SETUPS.items():
+        name = label.split()[0]
+        if name not in reg.names("algorithms") or (only and only not in label and name not in only):
             continue
-        quadratic = name in ("affinity-propagation", "scssap")
-        if quick:
-            sizes = [200, 400, 800] if quadratic else [1000, 2000, 4000]
-        else:
-            sizes = [500, 1000, 2000] if quadratic else [5000, 10000, 20000]
+        quick_sizes, full_sizes = _SCALING_SIZES.get(label, ([1000, 2000, 4000],
+                                                            [5000, 10000, 20000]))
+        sizes = quick_sizes if quick else full_sizes
         algo = reg.algorithm(name)
         times = []
         try:
@@ -167,9 +216,9 @@ def scaling(quick: bool, only: str | None = None) -> list[dict[str, Any]]:
                 times.append(time_call(lambda r=run, s=state: r.algorithm.step(s), repeats=3,
                                        min_time=0.05))
             slope = float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
-            out.append({"algorithm": name, "sizes": sizes, "seconds": times, "exponent": slope})
+            out.append({"algorithm": label, "sizes": sizes, "seconds": times, "exponent": slope})
         except Exception as exc:
-            out.append({"algorithm": name, "sizes": sizes, "error": f"{type(exc).__name__}: {exc}"})
+            out.append({"algorithm": label, "sizes": sizes, "error": f"{type(exc).__name__}: {exc}"})
     return out
 
 
@@ -239,6 +288,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{case.name:<38} {case.n:>7} {case.links:>7} {_fmt_s(entry['median_seconds']):>12} "
               f"{_fmt_s(entry['reference_seconds']):>12} {ratio:>7} {goal:>6}  "
               f"{case.reference_name}{flag}")
+        if entry.get("info"):
+            print(" " * 40 + ", ".join(f"{k} {v}" for k, v in entry["info"].items()))
     for err in errors:
         print(f"case module failed: {err}", file=sys.stderr)
     scale = [] if args.no_scaling else scaling(args.quick, args.only)
@@ -246,11 +297,11 @@ def _run(args: argparse.Namespace) -> int:
         print("\nscaling (one step, time vs n):")
         for s in scale:
             if "error" in s:
-                print(f"  {s['algorithm']:<22} ERROR {s['error']}")
+                print(f"  {s['algorithm']:<36} ERROR {s['error']}")
                 continue
             cells = ", ".join(f"n={n}: {_fmt_s(t).strip()}" for n, t in
                               zip(s["sizes"], s["seconds"], strict=True))
-            print(f"  {s['algorithm']:<22} exponent {s['exponent']:.2f}   ({cells})")
+            print(f"  {s['algorithm']:<36} exponent {s['exponent']:.2f}   ({cells})")
     if args.json:
         from .constraints import atomic_write_text
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -69,7 +70,27 @@ def ensure_app() -> Any:
                 and not os.environ.get("WAYLAND_DISPLAY") and os.name == "posix"):
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
         app = _APP = QtWidgets.QApplication(["pairlab"])
+        if app.platformName() == "offscreen":
+            _quiet_offscreen()
     return app
+
+
+def _quiet_offscreen() -> None:
+    """Drop the offscreen platform's "This plugin does not support propagateSizeHints()" warning
+    (printed whenever a window is shown; it says nothing about pairlab); pass on everything else."""
+    from PySide6 import QtCore
+
+    previous = None
+
+    def handler(mode: Any, context: Any, message: str) -> None:
+        if "does not support propagateSizeHints" in message:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = QtCore.qInstallMessageHandler(handler)
 
 
 @dataclass

@@ -1,7 +1,9 @@
 import json
+import subprocess
+import sys
 import time
 
-from pairlab.bench import BenchCase, discover_cases, run_case, time_call
+from pairlab.bench import BenchCase, discover_cases, run_case, time_call, time_pair
 from pairlab.cli import main
 
 
@@ -23,6 +25,39 @@ def test_run_case_ratio_and_goal():
                     repeats=3, min_time=0)["met"] is True
     broken = run_case(BenchCase("y", lambda: 1 / 0, None, "-", 1, 1, 1, 0), repeats=1, min_time=0)
     assert "ZeroDivisionError" in broken["error"]
+
+
+def test_time_pair_interleaves_the_samples():
+    calls = []
+    s, r = time_pair(lambda: calls.append("s"), lambda: calls.append("r"), repeats=3, warmup=1)
+    assert "".join(calls) == "srsrsrsr" and s > 0 and r > 0
+
+
+def test_case_repeats_and_info_reach_the_entry():
+    info = {}
+    ran = []
+
+    def subject():
+        ran.append(1)
+        info["peak"] = 1.5
+
+    entry = run_case(BenchCase("z", subject, None, "-", 1, 1, 1, 0, repeats=1, info=info),
+                     repeats=5, min_time=0.5)
+    assert len(ran) == 1 and entry["info"] == {"peak": 1.5}   # one run, no warm-up
+
+
+def test_bench_output_has_no_qt_offscreen_noise():
+    """Listing the cases builds no window, and a window with size hints shown offscreen prints no
+    "This plugin does not support propagateSizeHints()" line (it does without the filter)."""
+    code = ("import sys; from pairlab.benchcases import gui; gui.cases(True); "
+            "assert 'PySide6.QtWidgets' not in sys.modules; "
+            "from pairlab.render import ensure_app; from PySide6 import QtWidgets; "
+            "app = ensure_app(); w = QtWidgets.QWidget(); w.setMinimumSize(200, 100); w.show(); "
+            "app.processEvents(); w.setMinimumSize(250, 120); app.processEvents(); w.close()")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0, out.stderr
+    assert "propagateSizeHints" not in out.stderr + out.stdout
 
 
 def test_discovery_finds_the_gmm_case():

@@ -52,4 +52,8 @@ def cases(quick: bool) -> list[BenchCase]:
                   n, d, k, len(links), goal=3.0, group="scssap"),
         BenchCase("affinity-propagation", lambda: fit("affinity-propagation"), reference, ref_name,
                   n, d, k, 0, goal=None, group="scssap"),
+        # one message core for both: AP costs what scssap without links costs (issue 23)
+        BenchCase("affinity-propagation-vs-scssap", lambda: fit("affinity-propagation"),
+                  lambda: fit("scssap"), f"scssap without links, {n_iter} iterations", n, d, k, 0,
+                  goal=1.0, group="scssap"),
     ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pairlab import Param, hookimpl
 
-from .scssap import _COMMON_PARAMS, SCSSAP
+from .scssap import _COMMON_PARAMS, N_NEIGHBORS, SCSSAP
 
 __all__ = ["AffinityPropagation"]
 
@@ -31,6 +31,7 @@ class AffinityPropagation(SCSSAP):
         Param("damping", float, 0.5, "damping factor in [0.5, 1) (scikit-learn's default 0.5)",
               low=0.5, high=1.0, high_open=True),
         *_COMMON_PARAMS,
+        N_NEIGHBORS,
         Param("exemplar_rule", str, "refine",
               "refine: Frey & Dueck's nearest exemplar plus medoid refinement (scikit-learn); "
               "paper: arg max over self-exemplars of alpha + rho", choices=("refine", "paper")),

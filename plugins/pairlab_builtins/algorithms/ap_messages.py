@@ -8,6 +8,8 @@ similarity of eq. 6. Notation follows the paper: ``A`` holds alpha, ``R`` rho, `
 similarity s(i, j) with the preferences on its diagonal. Messages live in dense arrays (A, R and
 S_hat are (n, n); gamma is (2|C|, n) and omega (2|M|, n), one row per ordered pair), so memory is
 O(n^2 + n(|C| + |M|)), and every update is a handful of whole-array numpy operations.
+:mod:`.ap_sparse` runs the same updates on the edges of a sparse graph (``n_neighbors``) behind the
+same engine interface.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pairlab.errors import InvalidInputError
 
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
+_CACHED_MASKS = 16  # refine results kept (masks recur while a run settles)
 
 
 # -- links ----------------------------------------------------------------------------------------
@@ -212,6 +215,8 @@ class MessageEngine:
         self.cl_q = _penalties(self.cl.penalty, self.q_max)
         self.S_support = S[self.support]
         self.S_hat = S.copy() if self.constrained else S
+        self._cache: dict[bytes, np.ndarray] = {}   # refine exemplars by self-exemplar mask
+        self._net: tuple[bytes, tuple[float, int, int]] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -258,6 +263,33 @@ class MessageEngine:
         """Boolean (n,): alpha_jj + rho_jj > 0 (end of section 3)."""
         n = self.n
         return (self.A.flat[:: n + 1] + self.R.flat[:: n + 1]) > 0
+
+    def exemplars(self, mask: np.ndarray, rule: str = "paper") -> np.ndarray:
+        """:func:`identify_exemplars` for the current messages and the self-exemplars ``mask``.
+
+        ``refine`` depends on S_hat and the mask only; without links S_hat is fixed, so its
+        result is kept until the mask changes (a converging run recomputes it rarely).
+        """
+        cacheable = rule == "refine" and not self.constrained and mask.any()
+        key = mask.tobytes() if cacheable else b""
+        if key in self._cache:
+            return self._cache[key].copy()
+        c = identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp)
+        if cacheable:
+            if len(self._cache) >= _CACHED_MASKS:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = c.copy()
+        return c
+
+    def net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
+        """:func:`net_similarity` (eq. 6) of ``exemplars`` under this engine's S and links.
+
+        Kept for the last exemplars (S does not change during a run), so a settled run does not
+        recompute it."""
+        key = exemplars.tobytes()
+        if self._net is None or self._net[0] != key:
+            self._net = (key, net_similarity(self.S, exemplars, self.ml, self.cl))
+        return self._net[1]
 
 
 # -- exemplars, objective ------------------------------------------------------------------------
@@ -326,18 +358,34 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
     lab = np.searchsorted(cols, _argmax_over(cols, S, None, buf))
     lab[cols] = np.arange(k)
     # summed similarity to each point j from the members of j's cluster
-    onehot = sp.csr_matrix((np.ones(n), (lab, np.arange(n))), shape=(k, n))
+    order = np.argsort(lab, kind="stable")           # by cluster, then by index
+    indptr = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(np.bincount(lab, minlength=k), out=indptr[1:])
+    onehot = sp.csr_matrix((np.ones(n), order, indptr), shape=(k, n))
     score = np.asarray(onehot @ S)[lab, np.arange(n)]
-    order = np.lexsort((np.arange(n), lab))
-    starts = np.flatnonzero(np.r_[True, np.diff(lab[order]) != 0])
-    top = np.maximum.reduceat(score[order], starts)
-    sizes = np.diff(np.r_[starts, n])
-    hit_pos = np.flatnonzero(score[order] == np.repeat(top, sizes))
-    _, first = np.unique(lab[order][hit_pos], return_index=True)
-    refined = order[hit_pos[first]]                  # in cluster order, as Frey & Dueck
+    refined = _cluster_argmax(score, lab, order, indptr)   # in cluster order, as Frey & Dueck
+    if np.array_equal(refined, cols):                # no exemplar moved: the same assignment
+        return cols[lab]
     c = refined[np.argmax(S[:, refined], axis=1)]    # (ties to the earlier cluster, as theirs)
     c[refined] = refined
     return c
+
+
+def _cluster_argmax(score: np.ndarray, lab: np.ndarray, order: np.ndarray | None = None,
+                    indptr: np.ndarray | None = None) -> np.ndarray:
+    """For clusters 0..k-1 (every one non-empty), the member with the largest score; the
+    smallest index on ties. ``order`` (stable argsort of ``lab``) and ``indptr`` (cluster starts
+    in it) may be passed when known."""
+    if order is None:
+        order = np.argsort(lab, kind="stable")       # by cluster, then by index
+    ordered = score[order]
+    lab_o = lab[order]
+    starts = indptr[:-1] if indptr is not None else np.flatnonzero(
+        np.r_[True, lab_o[1:] != lab_o[:-1]])
+    top = np.maximum.reduceat(ordered, starts)
+    hit = np.flatnonzero(ordered == top[lab_o])
+    first = hit[np.r_[True, lab_o[hit[1:]] != lab_o[hit[:-1]]]]
+    return order[first]
 
 
 def net_similarity(S: np.ndarray, exemplars: np.ndarray, ml: LinkSet, cl: LinkSet
@@ -350,13 +398,19 @@ def net_similarity(S: np.ndarray, exemplars: np.ndarray, ml: LinkSet, cl: LinkSe
     """
     n = S.shape[0]
     total = float(S[np.arange(n), exemplars].sum())
+    penalty, broken_ml, broken_cl = link_penalty(exemplars, ml, cl)
+    return total - penalty, broken_ml, broken_cl
+
+
+def link_penalty(exemplars: np.ndarray, ml: LinkSet, cl: LinkSet) -> tuple[float, int, int]:
+    """What eq. 6 charges the broken links: q_c per cannot-link, 2 q_m per must-link; counts."""
     half_ml = ml.first < ml.second
     half_cl = cl.first < cl.second
     broken_ml = exemplars[ml.first[half_ml]] != exemplars[ml.second[half_ml]]
     broken_cl = exemplars[cl.first[half_cl]] == exemplars[cl.second[half_cl]]
     penalty = 2.0 * float(ml.penalty[half_ml][broken_ml].sum()) + float(
         cl.penalty[half_cl][broken_cl].sum())
-    return total - penalty, int(broken_ml.sum()), int(broken_cl.sum())
+    return penalty, int(broken_ml.sum()), int(broken_cl.sum())
 
 
 # -- similarities, memory ------------------------------------------------------------------------
@@ -418,6 +472,7 @@ def _check_memory(name: str, n: int, n_square: int, n_pair_rows: int) -> None:
         raise InvalidInputError(
             f"{name} needs about {need / 2**30:.1f} GiB for n_samples={n} "
             f"({n_square} dense n x n arrays of messages and similarities plus the link messages), "
-            f"but only {have / 2**30:.1f} GiB of memory is available; cluster a subsample "
+            f"but only {have / 2**30:.1f} GiB of memory is available; set n_neighbors (messages "
+            "on a k-nearest-neighbour graph, memory grows as n k), cluster a subsample "
             "(memory grows as n^2) or free memory."
         )

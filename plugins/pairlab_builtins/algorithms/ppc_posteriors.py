@@ -461,14 +461,17 @@ class _Approximate:
             it += 1
             delta = 0.0
             for sl, W2 in self.blocks:
-                field = W2 @ Q
-                if P0 is not None:
-                    new = P0[sl] * np.exp(field)
+                new = W2 @ Q                                 # the field 2 sum_j W_ij Q_j(k)
+                if P0 is not None:                           # in place: no temporaries per class
+                    np.exp(new, out=new)
+                    new *= P0[sl]
                     new /= (new @ ones)[:, None]
                 else:
-                    new = _softmax_rows(U[sl] + field)
-                delta = max(delta, float(np.abs(new - Q[sl]).max()))
-                Q[sl] = new
+                    new = _softmax_rows(U[sl] + new)
+                old = Q[sl]                                  # a view: Q - new, then Q = new
+                old -= new
+                delta = max(delta, float(old.max()), -float(old.min()))
+                old[...] = new
             if delta <= tol:
                 break
         return Q, it

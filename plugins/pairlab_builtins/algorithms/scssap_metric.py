@@ -14,8 +14,9 @@ import scipy.sparse as sp
 from pairlab import Param, State, hookimpl
 from pairlab.errors import InvalidInputError
 
-from .ap_messages import MessageEngine, _check_memory, identify_exemplars, squared_distances
-from .scssap import _PENALTY_PARAMS, SCSSAP
+from .ap_messages import squared_distances
+from .ap_sparse import pair_squared_distances
+from .scssap import _PENALTY_PARAMS, N_NEIGHBORS, SCSSAP
 
 __all__ = ["SCSSAPMetric", "learn_metric", "metric_regularizer"]
 
@@ -61,6 +62,7 @@ class SCSSAPMetric(SCSSAP):
         Param("tol", float, 0.0, "a SCSSAP run also ends when no message changes by tol (0: off)",
               low=0.0),
         Param("max_iter", int, 2000, "maximum number of message iterations over all rounds", low=1),
+        N_NEIGHBORS,
         Param("exemplar_rule", str, "paper",
               "paper: arg max over self-exemplars of alpha + rho; refine: Frey & Dueck's",
               choices=("paper", "refine")),
@@ -70,12 +72,20 @@ class SCSSAPMetric(SCSSAP):
     def _n_square(self) -> int:
         return 8
 
-    def _metric_similarity(self) -> np.ndarray:
+    def similarity_matrix(self) -> np.ndarray:
+        """s'(i, j) = -0.5 |x_i - x_j|^2_{A_i} - 0.5 |x_i - x_j|^2_{A_j} under the current metrics."""
         W = self._weights[self._metric_of]                   # (n, d) metric of each point's cluster
         D = squared_distances(self.X, W)
         S = D + D.T
         S *= -0.5
-        return self._finish_similarity(S)
+        return S
+
+    def pair_similarity(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        W = self._weights[self._metric_of]
+        S = pair_squared_distances(self.X, rows, cols, W)
+        S += pair_squared_distances(self.X, cols, rows, W)
+        S *= -0.5
+        return S
 
     def _start(self) -> None:
         n, d = self.X.shape
@@ -86,21 +96,22 @@ class SCSSAPMetric(SCSSAP):
         self._round_end: np.ndarray | None = None
         self._exemplars = np.arange(n)
         if self._engine is None:
-            ml, cl = self._links()
-            _check_memory(self.name, n, self._n_square(), ml.size + cl.size)
-            self._engine = MessageEngine(self._metric_similarity(), ml, cl,
-                                         self.params["damping"], self.order)
+            self._engine = self._new_engine()
         else:
-            self._engine.set_similarity(self._metric_similarity())
+            self._set_metric_similarity()
         self._previous_mask = np.zeros(n, dtype=bool)
         self._stable = 0
+
+    def _set_metric_similarity(self) -> None:
+        eng = self._engine
+        self._engine.set_similarity(self._similarity(getattr(eng, "graph", None)))
 
     def _advance(self) -> tuple[float | None, np.ndarray]:
         p = self.params
         if self._round_done and not self._done:
             self._weights, self._metric_of = learn_metric(
                 self.X, self._exemplars, p["regularizer"], p["h"], p["metric_scope"])
-            self._engine.set_similarity(self._metric_similarity())
+            self._set_metric_similarity()
             self._round += 1
             self._round_iter, self._round_done = 0, False
             self._previous_mask = np.zeros(self.dataset.n_samples, dtype=bool)
@@ -112,9 +123,7 @@ class SCSSAPMetric(SCSSAP):
             p["tol"] > 0 and change is not None and change < p["tol"])
         if inner or self._round_iter >= p["round_max_iter"] or self.dataset.n_samples == 1:
             self._round_done = True
-            self._exemplars = identify_exemplars(self._engine.A, self._engine.R,
-                                                 self._engine.S_hat, mask, p["exemplar_rule"],
-                                                 self._engine.tmp)
+            self._exemplars = self._engine.exemplars(mask, p["exemplar_rule"])
             if self._round_end is not None and np.array_equal(self._round_end, self._exemplars):
                 self._unchanged_rounds += 1
             else:
