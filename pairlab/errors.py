@@ -12,6 +12,8 @@ __all__ = [
     "ConvergenceWarning",
     "InconsistentConstraintsError",
     "InvalidInputError",
+    "LinkViolationWarning",
+    "NotFittedError",
     "PairlabError",
     "PluginError",
 ]
@@ -29,12 +31,20 @@ class InconsistentConstraintsError(InvalidInputError):
     """Hard constraints that contradict each other (a cannot-link inside a must-link chain)."""
 
 
+class NotFittedError(InvalidInputError, AttributeError):
+    """An estimator used before ``fit`` (a ValueError and an AttributeError, as scikit-learn's)."""
+
+
 class PluginError(PairlabError):
     """A plugin failed to load, returned something malformed, or was asked for but is unknown."""
 
 
 class ConvergenceWarning(UserWarning):
     """An algorithm stopped at ``max_iter`` before its convergence test held."""
+
+
+class LinkViolationWarning(UserWarning):
+    """A result breaks links the algorithm treats as certain (the message lists them)."""
 
 
 def warn_not_converged(name: str, max_iter: int) -> None:

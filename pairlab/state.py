@@ -64,6 +64,11 @@ class State:
         if self.objective is not None:
             object.__setattr__(self, "objective", float(self.objective))
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # pickle, joblib and deepcopy rebuild the record (a MappingProxyType cannot be pickled)
+        return (State, (self.iteration, self.labels, self.responsibilities, self.objective,
+                        self.objective_name, dict(self.model), dict(self.extras)))
+
     @property
     def n_clusters(self) -> int:
         """Number of distinct labels in use."""

@@ -141,6 +141,7 @@ class ConstrainedEM(MixtureAlgorithm):
                                      max_exact_work=p["max_exact_work"])
             kept = self._net.edges[self._net.edge_used]  # the model in use (section 2.2)
             if not self._net.exact:
+                c.check_colourable(M)  # a provably impossible graph is an error, not a warning
                 warnings.warn(
                     f"constrained-em: {len(self._net.dropped_edges)} cannot-link edge(s) in large "
                     "loopy components were dropped (spanning-tree approximation, section 2.2); "

@@ -145,6 +145,14 @@ class SCSSAP(Algorithm):
         cl = LinkSet.build(c.cannot_link, c.cl_confidence, self.params.get("q_cl", 0.0), n)
         return ml, cl
 
+    def certain_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Links with an infinite penalty (q = inf and a positive confidence) are enforced."""
+        if not self.uses_constraints:
+            return super().certain_links()
+        c, p = self.constraints, self.params
+        return ((c.ml_confidence > 0) & (p.get("q_ml", 0.0) == math.inf),
+                (c.cl_confidence > 0) & (p.get("q_cl", 0.0) == math.inf))
+
     def similarity_matrix(self) -> np.ndarray:
         """s(i, j) before preferences: -|x_i - x_j|^2, or X itself when precomputed.
 
