@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import sys
 import warnings
 from typing import Any
 
@@ -43,6 +45,21 @@ class _IfCanPredict:
         return self.fn.__get__(obj, owner)
 
 
+def _not_fitted_error() -> type[NotFittedError]:
+    """pairlab's NotFittedError, which is also scikit-learn's when scikit-learn is in use."""
+    sk = sys.modules.get("sklearn.exceptions")
+    if sk is None:
+        return NotFittedError
+    global _SK_NOT_FITTED
+    if _SK_NOT_FITTED is None:
+        _SK_NOT_FITTED = type("NotFittedError", (NotFittedError, sk.NotFittedError),
+                              {"__module__": NotFittedError.__module__})
+    return _SK_NOT_FITTED
+
+
+_SK_NOT_FITTED: type[NotFittedError] | None = None
+
+
 def _seed(random_state: Any) -> int | None:
     """The integer seed behind ``random_state`` (None, a non-negative int or a numpy generator)."""
     if random_state is None:
@@ -74,6 +91,12 @@ def _feature_names(X: Any) -> np.ndarray | None:
 class PairwiseClustering:
     """Fit any registered algorithm with ``fit(X, must_link=..., cannot_link=...)``.
 
+    ``PairwiseClustering(algorithm, random_state=None, **params)`` (or :func:`make_estimator`)
+    returns an instance of the algorithm's own estimator class, whose ``__init__`` signature
+    lists ``random_state`` and the algorithm's parameters (its ``Param`` specs, with their
+    defaults), as scikit-learn's ``clone``, ``get_params`` and ``check_estimator`` expect. The
+    algorithm is fixed by the class (``est.algorithm``); it is not a parameter.
+
     Parameters
     ----------
     algorithm : str
@@ -81,32 +104,64 @@ class PairwiseClustering:
     random_state : int, numpy Generator or None
         Seed of the ``numpy.random.Generator`` behind every random choice.
     **params
-        The algorithm's parameters (its ``Param`` specs); unspecified ones take their defaults.
+        The algorithm's parameters; unspecified ones take their defaults. They are validated
+        by ``fit``, as in scikit-learn.
 
     Attributes after ``fit``: ``labels_``, ``n_iter_``, ``converged_``, ``history_`` (the states),
     ``objective_history_``, ``state_`` (the last state), ``run_`` (the :class:`~pairlab.Run`),
     ``n_features_in_`` (and ``feature_names_in_`` when ``X`` was a data frame with string column
     names; both are checked by ``predict``), ``violated_links_`` (the given links the labels break,
-    as ``{"must_link": [[i, j], ...], "cannot_link": [...]}``) and ``n_violated_links_``, and each
-    array of the final model under scikit-learn's name with a trailing underscore (``means_``,
-    ``covariances_``, ``weights_``, ``exemplars_``, ``centers_`` ...).
+    ``{"must_link": (k, 2) array, "cannot_link": (m, 2) array}``) and ``n_violated_links_``, and
+    each array of the final model under scikit-learn's name with a trailing underscore
+    (``means_``, ``covariances_``, ``weights_``, ``exemplars_``, ``centers_`` ...). Links the
+    algorithm treats as certain and the labels break also raise a
+    :class:`~pairlab.errors.LinkViolationWarning`.
 
     ``predict`` and ``predict_proba`` exist only for algorithms that classify unseen points
     (``hasattr(est, "predict")`` says which), so pipelines and grid searches use them correctly.
     """
 
+    algorithm: str = ""
     _estimator_type = "clusterer"
 
-    def __init__(self, algorithm: str, random_state: Any = None, **params: Any) -> None:
-        self.algorithm = algorithm
-        self.random_state = random_state
+    def __new__(cls, *args: Any, **kwargs: Any) -> PairwiseClustering:
+        if cls is PairwiseClustering:
+            name = args[0] if args else kwargs.get("algorithm")
+            if not isinstance(name, str):
+                raise InvalidInputError(
+                    f"algorithm must be a registered algorithm name (pairlab list), got {name!r}."
+                )
+            cls = _estimator_class(name)
+        return object.__new__(cls)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # the algorithm's class replaces this with one that has the algorithm's signature
+        self._set_up(*args, **kwargs)
+
+    def _set_up(self, *args: Any, **params: Any) -> None:
+        """Store random_state and the parameters; ``algorithm`` may be repeated (the old API)."""
+        if args and isinstance(args[0], str):
+            params.setdefault("algorithm", args[0])
+            args = args[1:]
+        if params.get("algorithm", self.algorithm) != self.algorithm:
+            raise InvalidInputError(
+                f"this estimator runs {self.algorithm!r}; use make_estimator({params['algorithm']!r})."
+            )
+        params.pop("algorithm", None)
+        if len(args) > 1:
+            raise TypeError("give the algorithm's parameters by name (random_state=..., ...)")
+        self.random_state = args[0] if args else params.pop("random_state", None)
         specs = self._algorithm_class().params
         if set(params) - {p.name for p in specs}:
             from .params import resolve_params
 
-            resolve_params(specs, params, owner=f"algorithm {algorithm!r}")
+            resolve_params(specs, params, owner=f"algorithm {self.algorithm!r}")
         for p in specs:
-            setattr(self, p.name, params.get(p.name, p.default))
+            setattr(self, p.name, params.get(p.name, _default(p)))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # the class is made per algorithm at run time: rebuild it by name (pickle, joblib, copy)
+        return (_rebuild, (self.algorithm, dict(self.__dict__)))
 
     def _algorithm_class(self):
         from .registry import get_registry
@@ -119,17 +174,18 @@ class PairwiseClustering:
 
     # -- scikit-learn protocol ----------------------------------------------------------------
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        out = {"algorithm": self.algorithm, "random_state": self.random_state}
+        out = {"random_state": self.random_state}
         out.update({name: getattr(self, name) for name in self._param_names})
         return out
 
     def set_params(self, **params: Any) -> PairwiseClustering:
-        if "algorithm" in params:  # first, so the other names are checked against its parameters
-            self.algorithm = params["algorithm"]
-            for p in self._algorithm_class().params:
-                if not hasattr(self, p.name):
-                    setattr(self, p.name, p.default)
-        valid = {"algorithm", "random_state", *self._param_names}
+        if params.get("algorithm", self.algorithm) != self.algorithm:
+            raise InvalidInputError(
+                f"this estimator runs {self.algorithm!r}; the algorithm is fixed by the class, so "
+                f"use make_estimator({params['algorithm']!r}, ...) for another one."
+            )
+        params.pop("algorithm", None)
+        valid = {"random_state", *self._param_names}
         for key, value in params.items():
             if key not in valid:
                 raise InvalidInputError(
@@ -142,7 +198,8 @@ class PairwiseClustering:
         from sklearn.utils import InputTags, Tags, TargetTags
 
         return Tags(estimator_type="clusterer", target_tags=TargetTags(required=False),
-                    input_tags=InputTags(sparse=True), non_deterministic=False)
+                    input_tags=InputTags(sparse=True), non_deterministic=False,
+                    requires_fit=True)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "state_")
@@ -150,7 +207,7 @@ class PairwiseClustering:
     def __repr__(self) -> str:
         cls = self._algorithm_class()
         changed = {p.name: getattr(self, p.name) for p in cls.params
-                   if not _same(getattr(self, p.name), p.default)}
+                   if not _same(getattr(self, p.name), _default(p))}
         if self.random_state is not None:
             changed["random_state"] = self.random_state
         args = ", ".join([repr(self.algorithm)] + [f"{k}={v!r}" for k, v in changed.items()])
@@ -181,7 +238,9 @@ class PairwiseClustering:
                 f"{self.algorithm} did not converge within max_iter={run.max_iter} iterations; "
                 "increase max_iter or tol.", ConvergenceWarning, stacklevel=2,
             )
-        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+        fitted = [k for k in vars(self) if k.endswith("_") and not k.startswith("_")
+                  and k not in self._param_names]  # rdpmeans has a parameter lambda_
+        for key in fitted:
             delattr(self, key)  # a refit leaves nothing of the previous model behind
         self.run_ = run
         self.state_ = run.state
@@ -205,7 +264,7 @@ class PairwiseClustering:
 
     def _check_fitted(self, X: Any) -> np.ndarray:
         if not hasattr(self, "state_"):
-            raise NotFittedError(
+            raise _not_fitted_error()(
                 f"This {self.algorithm} estimator is not fitted yet; call fit before using it."
             )
         self._check_feature_names(X)
@@ -250,7 +309,8 @@ class PairwiseClustering:
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of unseen points (generative models only)."""
         X = self._check_fitted(X)
-        proba = self.run_.algorithm.predict_proba(self.state_, X)
+        with np.errstate(under="ignore"):  # as in Run: underflow is expected, never an error
+            proba = self.run_.algorithm.predict_proba(self.state_, X)
         arr = np.asarray(proba, dtype=float)
         if arr.shape[0] != X.shape[0] or arr.ndim != 2 or not np.all(np.isfinite(arr)):
             raise PluginError(
@@ -267,9 +327,56 @@ class PairwiseClustering:
 
 
 def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return a is b or (a is not None and b is not None and np.array_equal(a, b))
-    return a == b
+        return a is not None and b is not None and np.array_equal(a, b)
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):  # values set_params accepted without validating them
+        return False
+
+
+_CLASSES: dict[type, type[PairwiseClustering]] = {}
+
+
+def _estimator_class(name: str) -> type[PairwiseClustering]:
+    """The estimator class of algorithm ``name``: an ``__init__`` with its parameters' names."""
+    from .registry import get_registry
+
+    algo = get_registry().algorithm(name)
+    cls = _CLASSES.get(algo)
+    if cls is not None:
+        return cls
+    P = inspect.Parameter
+    sig = inspect.Signature(
+        [P("self", P.POSITIONAL_OR_KEYWORD), P("random_state", P.KEYWORD_ONLY, default=None)]
+        + [P(p.name, P.KEYWORD_ONLY, default=_default(p)) for p in algo.params
+           if p.name != "random_state"]
+    )
+
+    def __init__(self: PairwiseClustering, *args: Any, **params: Any) -> None:
+        self._set_up(*args, **params)
+
+    __init__.__signature__ = sig  # type: ignore[attr-defined]
+    __init__.__doc__ = f"{algo.title or algo.name}: the parameters of ``pairlab list``."
+    cls = type("PairwiseClustering", (PairwiseClustering,),
+               {"__init__": __init__, "algorithm": algo.name, "__module__": __name__,
+                "__doc__": PairwiseClustering.__doc__})
+    _CLASSES[algo] = cls
+    return cls
+
+
+def _default(p: Any) -> Any:
+    """A parameter's default as scikit-learn wants it in a signature (a 0-d array as a scalar)."""
+    d = p.default
+    return d.item() if isinstance(d, np.ndarray) and d.ndim == 0 else d
+
+
+def _rebuild(name: str, state: dict[str, Any]) -> PairwiseClustering:
+    est = object.__new__(_estimator_class(name))
+    est.__dict__.update(state)
+    return est
 
 
 def make_estimator(name: str, **params: Any) -> PairwiseClustering:

@@ -90,7 +90,8 @@ class Run:
         )
         self.seed = seed
         self._listeners: list[Listener] = []
-        self.algorithm = algorithm(dataset, self.constraints, params, np.random.default_rng(seed))
+        with np.errstate(under="ignore"):
+            self.algorithm = algorithm(dataset, self.constraints, params, np.random.default_rng(seed))
         self.params = dict(self.algorithm.params)
         self.converged = False
         self.history: list[State] = []
@@ -103,7 +104,10 @@ class Run:
     def _call(self, fn: Callable[..., Any], *args: Any) -> State:
         name = self.algorithm_class.name
         try:
-            state = fn(*args)
+            # EM and message passing underflow by design (exp of very negative log-densities):
+            # local errstate, so a library that set np.seterr(all="raise") globally breaks nothing
+            with np.errstate(under="ignore"):
+                state = fn(*args)
         except PairlabError:
             raise
         except (FloatingPointError, np.linalg.LinAlgError, ZeroDivisionError) as exc:
