@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +13,7 @@ import numpy as np
 
 from . import __version__
 from .errors import PairlabError
+from .jsontext import dumps
 
 __all__ = ["main"]
 
@@ -40,12 +41,35 @@ def _describe(kind: str, entry: Any) -> dict[str, Any]:
     return out
 
 
+def _describe_all(reg: Any, kind: str, broken: list[str]) -> list[dict[str, Any]]:
+    """Descriptions of every registered item; one whose describe() or params fail is left out
+    and named in ``broken`` (a plugin's bug must not take the listing down)."""
+    out = []
+    for entry in reg.entries(kind):
+        try:
+            d = _describe(kind, entry)
+            dumps(d)  # must be JSON-able too
+            if not isinstance(d.get("name"), str) or not isinstance(d.get("title", ""), str):
+                raise TypeError("name and title must be strings")
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # isolate the plugin, list the rest
+            broken.append(f"{kind[:-1]} {entry.name!r} (plugin {entry.plugin.name!r}): its "
+                          f"description failed: {type(exc).__name__}: {exc}")
+            continue
+        out.append(d)
+    return out
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     reg = _registry()
     kinds = ("algorithms", "datasets", "reproductions", "metrics")
-    data = {k: [_describe(k, e) for e in reg.entries(k)] for k in kinds}
+    broken: list[str] = []
+    data = {k: _describe_all(reg, k, broken) for k in kinds}
+    for msg in broken:
+        print(f"pairlab: warning: {msg}", file=sys.stderr)
     if args.json:
-        print(json.dumps(data, indent=1))
+        print(dumps(data))
         return 0
     for kind in kinds:
         print(f"{kind}:")
@@ -62,8 +86,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_plugins(args: argparse.Namespace) -> int:
     reg = _registry()
     if args.json:
-        print(json.dumps({"plugins": [p.describe() for p in reg.plugins],
-                          "clashes": reg.clashes, "external_enabled": reg.external}, indent=1))
+        print(dumps({"plugins": [p.describe() for p in reg.plugins],
+                     "clashes": reg.clashes, "external_enabled": reg.external}))
         return 0
     width = max((len(p.name) for p in reg.plugins), default=0)
     for p in reg.plugins:
@@ -97,8 +121,9 @@ def _load_constraints(args: argparse.Namespace, dataset):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .errors import PluginWarning
     from .params import parse_assignments
-    from .run import Run
+    from .run import Run, describe_violations
     from .scoring import evaluate
 
     reg = _registry()
@@ -110,7 +135,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     run = Run(algo, dataset, constraints, params, seed=args.seed)
     state = run.run(args.max_iter)
     elapsed = time.perf_counter() - start
-    metrics = evaluate(state.labels, dataset.y, constraints)
+    metric_errors: dict[str, str] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginWarning)  # reported below, in the output
+        metrics = evaluate(state.labels, dataset.y, constraints, errors=metric_errors)
+    violated = run.violated_links()
+    certain = run.violated_links(certain_only=True)
     result = {
         "algorithm": algo.name,
         "dataset": dataset.source,
@@ -126,12 +156,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         "objective_history": [None if np.isnan(v) else float(v) for v in run.objectives],
         "n_clusters": state.n_clusters,
         "metrics": metrics,
+        "metric_errors": metric_errors,
+        "violated_links": {kind: len(pairs) for kind, pairs in violated.items()},
+        "violated_certain_links": {kind: pairs.tolist() for kind, pairs in certain.items()},
         "seconds": elapsed,
     }
+    if any(len(v) for v in certain.values()):
+        print(f"pairlab: warning: {algo.name} treats these links as certain, yet its labels break "
+              f"{describe_violations(certain)}", file=sys.stderr)
     if args.labels:
         result["labels"] = state.labels.tolist()
     if args.json:
-        print(json.dumps(result, indent=1))
+        print(dumps(result))
         return 0
     print(f"{algo.title} on {dataset.name} (n={dataset.n_samples}, d={dataset.n_features}), "
           f"{constraints.n_must_link} must-links, {constraints.n_cannot_link} cannot-links, "
@@ -141,8 +177,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if state.objective is not None:
         print(f"  {state.objective_name}: {state.objective:.6g}")
     print(f"  clusters: {state.n_clusters}")
+    n_ml, n_cl = len(violated["must_link"]), len(violated["cannot_link"])
+    if len(constraints):
+        print(f"  violated links: {n_ml + n_cl} ({n_ml} must-link, {n_cl} cannot-link)")
     for name, value in metrics.items():
         print(f"  {name}: {value:.4f}")
+    for name, message in metric_errors.items():
+        print(f"  {name}: failed ({message})")
     return 0
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "NotFittedError",
     "PairlabError",
     "PluginError",
+    "PluginWarning",
 ]
 
 
@@ -37,6 +38,10 @@ class NotFittedError(InvalidInputError, AttributeError):
 
 class PluginError(PairlabError):
     """A plugin failed to load, returned something malformed, or was asked for but is unknown."""
+
+
+class PluginWarning(UserWarning):
+    """A plugin misbehaved (a metric raised or returned NaN) and was left out; the rest went on."""
 
 
 class ConvergenceWarning(UserWarning):

