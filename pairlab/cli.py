@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import __version__
+from .argtypes import non_negative_int, positive_int
 from .errors import PairlabError
 from .jsontext import dumps
 
@@ -240,8 +241,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_links import add_link_arguments
 
     add_link_arguments(p)
-    p.add_argument("--seed", type=int, default=0, help="random seed (data, links, algorithm)")
-    p.add_argument("--max-iter", type=int, default=None, help="override the iteration limit")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="random seed (data, links, algorithm)")
+    p.add_argument("--max-iter", type=positive_int, default=None,
+                   help="override the iteration limit")
     p.add_argument("--labels", action="store_true", help="include labels in the JSON")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_run)
@@ -298,6 +301,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:  # a folder or file the system refused (read-only, not a folder ...)
+        where = f" {exc.filename!r}" if exc.filename else ""
+        print(f"pairlab: error: cannot use{where}: {exc.strerror or exc}; choose another path.",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -85,9 +85,33 @@ def _as_confidence(value: Any, n_pairs: int, kind: str) -> np.ndarray:
     return out
 
 
+def check_writable_file(path: str | os.PathLike[str]) -> Path:
+    """Refuse, with a clear error, an output path that cannot be written as a regular file.
+
+    A directory, a device or a pipe (``/dev/full``, ``/dev/stdout``: the atomic rename would
+    replace the device node), a missing or read-only folder. Callers check before long work, so
+    nothing computed is lost to a typo in the output path.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        kind = "a folder" if path.is_dir() else "a device or other special file"
+        raise InvalidInputError(f"cannot write {str(path)!r}: it is {kind}; give a file path.")
+    parent = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
+    except OSError as exc:
+        raise InvalidInputError(
+            f"cannot write {str(path)!r}: {exc.strerror or exc} ({str(parent)!r}); choose a "
+            "folder that exists and that you can write to."
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
+    return path
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename, so readers never see half."""
-    path = Path(path)
+    path = check_writable_file(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
         # mkstemp creates the file private (0600); give it the mode a plain open() would have
@@ -488,6 +512,11 @@ class Constraints:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise InvalidInputError(f"cannot read constraints file {str(path)!r}: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(
+                f"constraints file {str(path)!r} is not UTF-8 text ({exc.reason} at byte "
+                f"{exc.start}); save it as UTF-8 JSON or CSV."
+            ) from None
         if path.suffix.lower() == ".csv":
             if n_samples is None:
                 raise InvalidInputError("loading constraints from CSV needs n_samples")
@@ -496,6 +525,11 @@ class Constraints:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{str(path)!r} is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise InvalidInputError(
+                f"{str(path)!r} is nested too deeply to be a constraints file; it should hold "
+                '{"must_link": [[i, j], ...], "cannot_link": [[i, j], ...]}.'
+            ) from None
         return cls.from_dict(data, n_samples)
 
 

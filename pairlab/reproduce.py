@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .argtypes import non_negative_int, positive_int
 from .constraints import atomic_write_text
 from .errors import InvalidInputError
 from .reproduction import Reproduction, ReproductionError, jsonable
@@ -153,10 +154,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list reproductions")
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="output folder (default: ./reproductions/NAME)")
-    parser.add_argument("--trials", type=int, default=None, help="number of random trials")
+    parser.add_argument("--trials", type=positive_int, default=None, help="number of random trials")
     parser.add_argument("--quick", action="store_true", help="few trials (what CI runs)")
-    parser.add_argument("--seed", type=int, default=0, help="base seed")
-    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="base seed")
+    parser.add_argument("--jobs", type=positive_int, default=None,
+                        help="worker processes (default: all cores)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="run trials on Dask: tcp://HOST:PORT of a running scheduler, or "
                              "'local' for a LocalCluster (needs pairlab[distributed])")
