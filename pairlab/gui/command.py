@@ -141,7 +141,9 @@ def _screenshot_path(text: str) -> Path:
 def run(args: argparse.Namespace) -> int:
     """Open the app (or, with ``--screenshot``, render it offscreen and exit)."""
     from ..errors import InvalidInputError
+    from ..extras import require_gui
 
+    require_gui("pairlab gui")
     headless = bool(args.screenshot)
     if headless and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
