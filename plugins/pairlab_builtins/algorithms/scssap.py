@@ -29,8 +29,8 @@ Choices where the paper is silent or misprinted (each is also in docs/algorithms
   broken must-link q_m twice (at each of the two exemplars j where c_ij != c_mj).
 * gamma and omega are not damped (Algorithm 1 damps only alpha and rho).
 * Penalties are capped at 2 n (max s - min s) + 1 inside the messages (see
-  :meth:`MessageEngine.set_similarity`): with q = inf the printed updates diverge geometrically
-  for damping > 1/2; the cap leaves the maximiser of eq. 6 unchanged.
+  :meth:`MessageEngine.set_similarity`): with q = inf the printed updates grow without bound
+  (about t^2, docs/algorithms/scssap.md); the cap leaves the maximiser of eq. 6 unchanged.
 """
 
 from __future__ import annotations
