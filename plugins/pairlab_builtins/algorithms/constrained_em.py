@@ -238,13 +238,14 @@ class ConstrainedEM(MixtureAlgorithm):
                   "exact_inference": self._net is None or self._net.exact}
         return resp, log_joint - log_z, extras
 
-    def step(self, state: State) -> State:
-        new = super().step(state)
+    def finish_step(self, half: State) -> State:
+        new = super().finish_step(half)
         if self.params["normalizer"] == "pseudo":
-            self._check_pseudo_step(state, new)
+            before = half.extras["previous_extras"]  # the E-step extras of the previous state
+            self._check_pseudo_step(before["log_joint"] - before["log_normalizer"], new)
         return new
 
-    def _check_pseudo_step(self, old: State, new: State) -> None:
+    def _check_pseudo_step(self, old_objective: float, new: State) -> None:
         """Warn (once per run) when eq. 12's alpha step lowered the true log-likelihood.
 
         On overlapping cannot-links (a chunklet in two or more of them) the pseudo-likelihood
@@ -252,15 +253,15 @@ class ConstrainedEM(MixtureAlgorithm):
         simplex within a few iterations while log p(X | Theta, E) falls (docs/algorithms/
         constrained_em.md, "pseudo normalizer"). A fall beyond rounding (1e-6 relative) is reported.
         """
-        if getattr(self, "_pseudo_warned", False) or old.objective is None or new.objective is None:
+        if getattr(self, "_pseudo_warned", False) or new.objective is None:
             return
-        fall = old.objective - new.objective
-        if fall > 1e-6 * max(1.0, abs(old.objective)):
+        fall = old_objective - new.objective
+        if fall > 1e-6 * max(1.0, abs(old_objective)):
             self._pseudo_warned = True
             weights = np.asarray(new.model["weights"])
             warnings.warn(
                 f"constrained-em with normalizer='pseudo': the log-likelihood fell from "
-                f"{old.objective:.6g} to {new.objective:.6g} at iteration {new.iteration} "
+                f"{old_objective:.6g} to {new.objective:.6g} at iteration {new.iteration} "
                 f"(smallest weight now {weights.min():.3g}). The pseudo-likelihood (eq. 12) is "
                 "inaccurate when cannot-links overlap and can drive the weights to a corner; use "
                 "normalizer='exact'.", UserWarning, stacklevel=4)
