@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import pkgutil
 import platform
@@ -257,9 +256,10 @@ def _run(args: argparse.Namespace) -> int:
             print(f"  {s['algorithm']:<22} exponent {s['exponent']:.2f}   ({cells})")
     if args.json:
         from .constraints import atomic_write_text
+        from .jsontext import dumps
 
         doc = {"machine": {**machine_info(), "blas_threads_used": args.threads},
                "quick": args.quick, "cases": results,
                "scaling": scale, "case_module_errors": errors}
-        atomic_write_text(args.json, json.dumps(doc, indent=1) + "\n")
+        atomic_write_text(args.json, dumps(doc) + "\n")  # strict JSON: NaN timings become null
     return 0
