@@ -197,6 +197,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from .sweep.command import run as run_sweep
 
     def draw(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Any) -> list[Any]:
+        from .extras import GUI_INSTALL, missing_gui
+
+        if missing_gui():  # a headless install (a cluster worker): tables yes, figures no
+            print(f"pairlab: figures not drawn: Qt is not installed ({GUI_INSTALL}); the table "
+                  "and summary are written", file=sys.stderr)
+            return []
         from .sweep.figures import draw_summary  # the presentation layer, loaded to draw only
 
         return draw_summary(doc, summary, folder)

@@ -66,6 +66,8 @@ HEADLESS = textwrap.dedent("""
     out = sys.argv[1]
     assert main(["run", "gmpr", "--dataset", "two-moons", "--must-link", "5", "--json"]) == 0
     assert main(["reproduce", "fig3", "--trials", "1", "--jobs", "1", "--out", out]) == 0
+    assert main(["sweep", "--algorithm", "gmm", "--dataset", "two-moons", "--budget", "5",
+                 "--jobs", "1", "--out", out + "/sweep"]) == 0
     code = main(["gui"])
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph", "PIL"))
     print(json.dumps({"gui_exit": code, "loaded": loaded}))
@@ -80,5 +82,8 @@ def test_headless_install_runs_and_reproduces_without_figures(tmp_path):
     assert last == {"gui_exit": 1, "loaded": []}
     assert 'pairlab gui needs Qt' in out.stderr and "Traceback" not in out.stderr
     assert "figures not drawn: Qt is not installed" in out.stdout
+    assert "figures not drawn: Qt is not installed" in out.stderr  # the sweep's note
+    assert (tmp_path / "sweep" / "sweep.csv").exists()
+    assert not list((tmp_path / "sweep").glob("*.png"))
     doc = json.loads((tmp_path / "fig3.json").read_text())
     assert doc["trials"] == 1 and not any(f.endswith((".png", ".svg")) for f in doc["files"])
