@@ -113,6 +113,18 @@ class Algorithm:
             return abs(current.objective - previous.objective) <= tol
         return bool(np.array_equal(previous.labels, current.labels))
 
+    def certain_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Boolean masks over the must-links and cannot-links this run treats as certain.
+
+        A result that breaks a certain link is reported (``Run.violated_links``, a
+        :class:`~pairlab.errors.LinkViolationWarning`). Default: every link when
+        ``hard_constraints`` is set, none otherwise; algorithms whose parameters decide (infinite
+        weights or penalties) override this.
+        """
+        hard = bool(self.hard_constraints and self.uses_constraints)
+        c = self.constraints
+        return np.full(c.n_must_link, hard), np.full(c.n_cannot_link, hard)
+
     def predict_proba(self, state: State, X: np.ndarray) -> np.ndarray:
         """Posterior class probabilities of unseen points ``X`` under ``state``'s model."""
         raise NotImplementedError(f"{self.name} cannot classify unseen points")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import pkgutil
 import platform
@@ -24,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from .argtypes import positive_int
 
 __all__ = ["BenchCase", "discover_cases", "machine_info", "run_case", "scaling", "time_call",
            "time_pair"]
@@ -119,9 +120,12 @@ def discover_cases(quick: bool, only: str | None = None) -> tuple[list[BenchCase
             errors.append(f"{mod.name}: {type(exc).__name__}: {exc}")
             continue
         cases.extend(found)
-    if only:
-        cases = [c for c in cases if only in c.name or only == c.group]
-    return cases, errors
+    return select_cases(cases, only), errors
+
+
+def select_cases(cases: list[BenchCase], only: str | None) -> list[BenchCase]:
+    """The cases ``--only`` asks for: its text in the name, or the exact group."""
+    return [c for c in cases if not only or only in c.name or only == c.group]
 
 
 def run_case(case: BenchCase, *, repeats: int, min_time: float) -> dict[str, Any]:
@@ -254,9 +258,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes (under a minute)")
     parser.add_argument("--json", metavar="FILE", help="write results as JSON")
     parser.add_argument("--only", metavar="NAME", help="cases whose name contains NAME")
-    parser.add_argument("--repeats", type=int, default=None, help="timed runs per measurement")
+    parser.add_argument("--repeats", type=positive_int, default=None, help="timed runs per measurement")
     parser.add_argument("--no-scaling", action="store_true", help="skip the scaling runs")
-    parser.add_argument("--threads", type=int, default=1,
+    parser.add_argument("--threads", type=positive_int, default=1,
                         help="BLAS threads for subject and reference alike (default 1: on a shared "
                              "machine threaded BLAS waits for time slices and hides the algorithms)")
 
@@ -271,7 +275,19 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     repeats = args.repeats or (3 if args.quick else 7)
     min_time = 0.02 if args.quick else 0.1
-    cases, errors = discover_cases(args.quick, args.only)
+    if args.json:
+        from .constraints import check_writable_file
+
+        check_writable_file(args.json)  # before minutes of timing, not after
+    every, errors = discover_cases(args.quick)
+    cases = select_cases(every, args.only)
+    scaled = [n for n in SCALING_SETUPS if args.only and (args.only in n or n in args.only)]
+    if args.only and not cases and (args.no_scaling or not scaled):
+        from .errors import InvalidInputError
+
+        names = sorted({c.name for c in every})
+        raise InvalidInputError(f"no benchmark case matches --only {args.only!r}; cases: "
+                                f"{', '.join(names)}.")
     results = []
     print(f"{'case':<38} {'n':>7} {'links':>7} {'subject':>12} {'reference':>12} "
           f"{'ratio':>7} {'goal':>6}  reference")
@@ -304,9 +320,10 @@ def _run(args: argparse.Namespace) -> int:
             print(f"  {s['algorithm']:<36} exponent {s['exponent']:.2f}   ({cells})")
     if args.json:
         from .constraints import atomic_write_text
+        from .jsontext import dumps
 
         doc = {"machine": {**machine_info(), "blas_threads_used": args.threads},
                "quick": args.quick, "cases": results,
                "scaling": scale, "case_module_errors": errors}
-        atomic_write_text(args.json, json.dumps(doc, indent=1) + "\n")
+        atomic_write_text(args.json, dumps(doc) + "\n")  # strict JSON: NaN timings become null
     return 0

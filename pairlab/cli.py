@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from . import __version__
+from .argtypes import non_negative_int, positive_int
 from .errors import PairlabError
+from .jsontext import dumps
 
 __all__ = ["main"]
 
@@ -40,12 +42,35 @@ def _describe(kind: str, entry: Any) -> dict[str, Any]:
     return out
 
 
+def _describe_all(reg: Any, kind: str, broken: list[str]) -> list[dict[str, Any]]:
+    """Descriptions of every registered item; one whose describe() or params fail is left out
+    and named in ``broken`` (a plugin's bug must not take the listing down)."""
+    out = []
+    for entry in reg.entries(kind):
+        try:
+            d = _describe(kind, entry)
+            dumps(d)  # must be JSON-able too
+            if not isinstance(d.get("name"), str) or not isinstance(d.get("title", ""), str):
+                raise TypeError("name and title must be strings")
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # isolate the plugin, list the rest
+            broken.append(f"{kind[:-1]} {entry.name!r} (plugin {entry.plugin.name!r}): its "
+                          f"description failed: {type(exc).__name__}: {exc}")
+            continue
+        out.append(d)
+    return out
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     reg = _registry()
     kinds = ("algorithms", "datasets", "reproductions", "metrics")
-    data = {k: [_describe(k, e) for e in reg.entries(k)] for k in kinds}
+    broken: list[str] = []
+    data = {k: _describe_all(reg, k, broken) for k in kinds}
+    for msg in broken:
+        print(f"pairlab: warning: {msg}", file=sys.stderr)
     if args.json:
-        print(json.dumps(data, indent=1))
+        print(dumps(data))
         return 0
     for kind in kinds:
         print(f"{kind}:")
@@ -62,8 +87,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_plugins(args: argparse.Namespace) -> int:
     reg = _registry()
     if args.json:
-        print(json.dumps({"plugins": [p.describe() for p in reg.plugins],
-                          "clashes": reg.clashes, "external_enabled": reg.external}, indent=1))
+        print(dumps({"plugins": [p.describe() for p in reg.plugins],
+                     "clashes": reg.clashes, "external_enabled": reg.external}))
         return 0
     width = max((len(p.name) for p in reg.plugins), default=0)
     for p in reg.plugins:
@@ -97,8 +122,9 @@ def _load_constraints(args: argparse.Namespace, dataset):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from .errors import PluginWarning
     from .params import parse_assignments
-    from .run import Run
+    from .run import Run, describe_violations
     from .scoring import evaluate
 
     reg = _registry()
@@ -110,7 +136,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     run = Run(algo, dataset, constraints, params, seed=args.seed)
     state = run.run(args.max_iter)
     elapsed = time.perf_counter() - start
-    metrics = evaluate(state.labels, dataset.y, constraints)
+    metric_errors: dict[str, str] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PluginWarning)  # reported below, in the output
+        metrics = evaluate(state.labels, dataset.y, constraints, errors=metric_errors)
+    violated = run.violated_links()
+    certain = run.violated_links(certain_only=True)
     result = {
         "algorithm": algo.name,
         "dataset": dataset.source,
@@ -126,12 +157,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         "objective_history": [None if np.isnan(v) else float(v) for v in run.objectives],
         "n_clusters": state.n_clusters,
         "metrics": metrics,
+        "metric_errors": metric_errors,
+        "violated_links": {kind: len(pairs) for kind, pairs in violated.items()},
+        "violated_certain_links": {kind: pairs.tolist() for kind, pairs in certain.items()},
         "seconds": elapsed,
     }
+    if any(len(v) for v in certain.values()):
+        print(f"pairlab: warning: {algo.name} treats these links as certain, yet its labels break "
+              f"{describe_violations(certain)}", file=sys.stderr)
     if args.labels:
         result["labels"] = state.labels.tolist()
     if args.json:
-        print(json.dumps(result, indent=1))
+        print(dumps(result))
         return 0
     print(f"{algo.title} on {dataset.name} (n={dataset.n_samples}, d={dataset.n_features}), "
           f"{constraints.n_must_link} must-links, {constraints.n_cannot_link} cannot-links, "
@@ -141,8 +178,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if state.objective is not None:
         print(f"  {state.objective_name}: {state.objective:.6g}")
     print(f"  clusters: {state.n_clusters}")
+    n_ml, n_cl = len(violated["must_link"]), len(violated["cannot_link"])
+    if len(constraints):
+        print(f"  violated links: {n_ml + n_cl} ({n_ml} must-link, {n_cl} cannot-link)")
     for name, value in metrics.items():
         print(f"  {name}: {value:.4f}")
+    for name, message in metric_errors.items():
+        print(f"  {name}: failed ({message})")
     return 0
 
 
@@ -155,6 +197,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from .sweep.command import run as run_sweep
 
     def draw(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Any) -> list[Any]:
+        from .extras import GUI_INSTALL, missing_gui
+
+        if missing_gui():  # a headless install (a cluster worker): tables yes, figures no
+            print(f"pairlab: figures not drawn: Qt is not installed ({GUI_INSTALL}); the table "
+                  "and summary are written", file=sys.stderr)
+            return []
         from .sweep.figures import draw_summary  # the presentation layer, loaded to draw only
 
         return draw_summary(doc, summary, folder)
@@ -199,8 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_links import add_link_arguments
 
     add_link_arguments(p)
-    p.add_argument("--seed", type=int, default=0, help="random seed (data, links, algorithm)")
-    p.add_argument("--max-iter", type=int, default=None, help="override the iteration limit")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="random seed (data, links, algorithm)")
+    p.add_argument("--max-iter", type=positive_int, default=None,
+                   help="override the iteration limit")
     p.add_argument("--labels", action="store_true", help="include labels in the JSON")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_run)
@@ -257,6 +307,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except OSError as exc:  # a folder or file the system refused (read-only, not a folder ...)
+        where = f" {exc.filename!r}" if exc.filename else ""
+        print(f"pairlab: error: cannot use{where}: {exc.strerror or exc}; choose another path.",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

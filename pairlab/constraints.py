@@ -85,9 +85,33 @@ def _as_confidence(value: Any, n_pairs: int, kind: str) -> np.ndarray:
     return out
 
 
+def check_writable_file(path: str | os.PathLike[str]) -> Path:
+    """Refuse, with a clear error, an output path that cannot be written as a regular file.
+
+    A directory, a device or a pipe (``/dev/full``, ``/dev/stdout``: the atomic rename would
+    replace the device node), a missing or read-only folder. Callers check before long work, so
+    nothing computed is lost to a typo in the output path.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_file():
+        kind = "a folder" if path.is_dir() else "a device or other special file"
+        raise InvalidInputError(f"cannot write {str(path)!r}: it is {kind}; give a file path.")
+    parent = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
+    except OSError as exc:
+        raise InvalidInputError(
+            f"cannot write {str(path)!r}: {exc.strerror or exc} ({str(parent)!r}); choose a "
+            "folder that exists and that you can write to."
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
+    return path
+
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename, so readers never see half."""
-    path = Path(path)
+    path = check_writable_file(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
     try:
         # mkstemp creates the file private (0600); give it the mode a plain open() would have
@@ -331,6 +355,54 @@ class Constraints:
             "(ppc, scssap, rdpmeans)."
         )
 
+    def uncolourable_witness(self, n_classes: int) -> np.ndarray | None:
+        """Points whose cannot-links no labelling with ``n_classes`` classes satisfies, or None.
+
+        The witness is an odd cycle of chunklets (``n_classes == 2``, exact: the chunklet
+        cannot-link graph is not bipartite) or a clique of ``n_classes + 1`` chunklets found
+        greedily (any ``n_classes``; a sufficient test, since deciding colourability is NP-hard).
+        None means no such witness was found, not that a labelling exists.
+        """
+        edges = self.chunklet_cannot_link
+        if len(edges) == 0 or n_classes < 1:
+            return None
+        m = self.n_chunklets
+        adj = sp.coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(m, m))
+        adj = (adj + adj.T).tocsr()
+        nbrs = [set(adj.indices[adj.indptr[u]:adj.indptr[u + 1]].tolist()) for u in range(m)]
+        chunk_sets: list[int] | None = None
+        if n_classes == 1:
+            chunk_sets = [int(v) for v in edges[0]]
+        elif n_classes == 2:
+            chunk_sets = _odd_cycle(nbrs)
+        if chunk_sets is None:
+            degree = np.diff(adj.indptr)
+            for u in np.flatnonzero(degree >= n_classes):
+                clique = [int(u)]
+                common = set(nbrs[u])
+                for v in sorted(common, key=lambda w: -degree[w]):
+                    if v in common:
+                        clique.append(v)
+                        common &= nbrs[v]
+                if len(clique) > n_classes:
+                    chunk_sets = clique[: n_classes + 1]
+                    break
+        if chunk_sets is None:
+            return None
+        return np.flatnonzero(np.isin(self.chunklet_index, chunk_sets))
+
+    def check_colourable(self, n_classes: int) -> None:
+        """Raise InconsistentConstraintsError when the cannot-links provably need more classes."""
+        pts = self.uncolourable_witness(n_classes)
+        if pts is None:
+            return
+        shown = ", ".join(map(str, pts[:12])) + (" ..." if pts.size > 12 else "")
+        raise InconsistentConstraintsError(
+            f"The cannot-links among points {shown} cannot all hold with {n_classes} classes "
+            f"(an odd cycle of cannot-links needs 3, a group of k mutually cannot-linked points "
+            "needs k); increase the number of classes or remove some of these cannot-links."
+        )
+
     # -- evaluation ---------------------------------------------------------------------------
     def satisfied(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Boolean masks: which must-links and which cannot-links ``labels`` satisfy."""
@@ -440,6 +512,11 @@ class Constraints:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise InvalidInputError(f"cannot read constraints file {str(path)!r}: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise InvalidInputError(
+                f"constraints file {str(path)!r} is not UTF-8 text ({exc.reason} at byte "
+                f"{exc.start}); save it as UTF-8 JSON or CSV."
+            ) from None
         if path.suffix.lower() == ".csv":
             if n_samples is None:
                 raise InvalidInputError("loading constraints from CSV needs n_samples")
@@ -448,7 +525,39 @@ class Constraints:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{str(path)!r} is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise InvalidInputError(
+                f"{str(path)!r} is nested too deeply to be a constraints file; it should hold "
+                '{"must_link": [[i, j], ...], "cannot_link": [[i, j], ...]}.'
+            ) from None
         return cls.from_dict(data, n_samples)
+
+
+def _odd_cycle(nbrs: list[set[int]]) -> list[int] | None:
+    """Nodes of an odd cycle of the graph (breadth-first 2-colouring), or None if bipartite."""
+    side = [-1] * len(nbrs)
+    parent = [-1] * len(nbrs)
+    for root in range(len(nbrs)):
+        if side[root] >= 0 or not nbrs[root]:
+            continue
+        side[root] = 0
+        queue = deque([root])
+        while queue:
+            u = queue.popleft()
+            for v in nbrs[u]:
+                if side[v] < 0:
+                    side[v], parent[v] = 1 - side[u], u
+                    queue.append(v)
+                elif side[v] == side[u]:  # the two tree paths to u and v close an odd cycle
+                    a, b = [u], [v]
+                    while a[-1] != -1:
+                        a.append(parent[a[-1]])
+                    while b[-1] != -1:
+                        b.append(parent[b[-1]])
+                    common = set(a) & set(b)
+                    return [x for x in a if x not in common] + [x for x in b if x not in common] + [
+                        next(x for x in a if x in common)]
+    return None
 
 
 def _renumber_by_first(comp: np.ndarray) -> np.ndarray:

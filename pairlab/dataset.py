@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from .errors import InvalidInputError
 from .params import Param, resolve_params
@@ -16,6 +18,8 @@ __all__ = ["Dataset", "DatasetSpec", "as_data_matrix", "pca_view", "standardize"
 
 def as_data_matrix(X: Any, *, min_samples: int = 1, name: str = "X") -> np.ndarray:
     """Return ``X`` as a C-contiguous float64 (n, d) array, or explain what is wrong with it."""
+    if sp.issparse(X):
+        X = _densify(X, name)
     try:
         raw = np.asarray(X)
         arr = None if raw.dtype.kind == "c" else np.array(raw, dtype=np.float64, order="C")
@@ -23,21 +27,24 @@ def as_data_matrix(X: Any, *, min_samples: int = 1, name: str = "X") -> np.ndarr
         raise InvalidInputError(f"{name} must be a numeric (n_samples, n_features) array: {exc}") from None
     if arr is None:
         raise InvalidInputError(
-            f"{name} has complex values; give real numbers (for example np.abs(X), or the real "
-            "and imaginary parts as separate features)."
+            f"{name} has complex values (Complex data not supported); give real numbers (for "
+            "example np.abs(X), or the real and imaginary parts as separate features)."
         )
     if arr.ndim == 1:
         raise InvalidInputError(
-            f"{name} must be 2-D (n_samples, n_features), got a 1-D array of shape {arr.shape}; "
-            "use X.reshape(-1, 1) for a single feature."
+            f"{name} must be 2-D (n_samples, n_features), got a 1-D array of shape {arr.shape}. "
+            f"Reshape your data: {name}.reshape(-1, 1) for a single feature, {name}.reshape(1, -1) "
+            "for a single sample."
         )
     if arr.ndim != 2:
         raise InvalidInputError(f"{name} must be 2-D (n_samples, n_features), got shape {arr.shape}.")
     if arr.shape[1] == 0:
-        raise InvalidInputError(f"{name} has no features (shape {arr.shape}).")
+        raise InvalidInputError(
+            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     if arr.shape[0] < min_samples:
         raise InvalidInputError(
-            f"{name} has {arr.shape[0]} samples; at least {min_samples} are needed."
+            f"{name} has {arr.shape[0]} sample(s) (shape={arr.shape}) while a minimum of "
+            f"{min_samples} is required."
         )
     bad = ~np.isfinite(arr).all(axis=1)
     if bad.any():
@@ -70,6 +77,25 @@ def standardize(X: np.ndarray) -> np.ndarray:
     return (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
 
 
+#: sparse input up to this many entries (80 MB as float64) is densified with a warning
+DENSIFY_LIMIT = 10_000_000
+
+
+def _densify(X: Any, name: str) -> np.ndarray:
+    n, d = X.shape
+    if n * d > DENSIFY_LIMIT:
+        raise InvalidInputError(
+            f"{name} is a sparse matrix of shape {X.shape}; pairlab's algorithms need dense "
+            f"data and {n * d:,} entries is too many to densify ({DENSIFY_LIMIT:,} at most). "
+            "Reduce the dimension first (for example TruncatedSVD) and pass a dense array."
+        )
+    warnings.warn(
+        f"{name} is a sparse matrix; pairlab's algorithms use dense data, so it was converted "
+        f"to a dense ({n}, {d}) array. Pass {name}.toarray() to silence this warning.",
+        UserWarning, stacklevel=3)
+    return X.toarray()
+
+
 def pca_view(X: np.ndarray) -> np.ndarray:
     """Project ``X`` onto its first two principal components (signs fixed for determinism)."""
     n, d = X.shape
@@ -80,7 +106,8 @@ def pca_view(X: np.ndarray) -> np.ndarray:
     centered = X - X.mean(axis=0)
     _, _, vt = np.linalg.svd(centered, full_matrices=False)
     comps = vt[:2]
-    signs = np.sign(comps[np.arange(2), np.abs(comps).argmax(axis=1)])
+    # fewer than two components when n < 2 (one point): the view pads with zeros below
+    signs = np.sign(comps[np.arange(len(comps)), np.abs(comps).argmax(axis=1)])
     comps = comps * np.where(signs == 0, 1.0, signs)[:, None]
     out = centered @ comps.T
     if out.shape[1] < 2:

@@ -12,8 +12,11 @@ __all__ = [
     "ConvergenceWarning",
     "InconsistentConstraintsError",
     "InvalidInputError",
+    "LinkViolationWarning",
+    "NotFittedError",
     "PairlabError",
     "PluginError",
+    "PluginWarning",
 ]
 
 
@@ -29,12 +32,24 @@ class InconsistentConstraintsError(InvalidInputError):
     """Hard constraints that contradict each other (a cannot-link inside a must-link chain)."""
 
 
+class NotFittedError(InvalidInputError, AttributeError):
+    """An estimator used before ``fit`` (a ValueError and an AttributeError, as scikit-learn's)."""
+
+
 class PluginError(PairlabError):
     """A plugin failed to load, returned something malformed, or was asked for but is unknown."""
 
 
+class PluginWarning(UserWarning):
+    """A plugin misbehaved (a metric raised or returned NaN) and was left out; the rest went on."""
+
+
 class ConvergenceWarning(UserWarning):
     """An algorithm stopped at ``max_iter`` before its convergence test held."""
+
+
+class LinkViolationWarning(UserWarning):
+    """A result breaks links the algorithm treats as certain (the message lists them)."""
 
 
 def warn_not_converged(name: str, max_iter: int) -> None:

@@ -345,6 +345,9 @@ def initial_parameters(
     n, d = X.shape
     k = params["n_components"] if k is None else k
     covariance_type = params.get("covariance_type", "full")
+    if not np.isfinite(params["reg_covar"]):
+        raise InvalidInputError("reg_covar must be a finite number >= 0 (it is added to the "
+                                f"covariance diagonals), got {params['reg_covar']}.")
     if n < k:
         raise InvalidInputError(f"n_components={k} exceeds the number of points ({n}).")
     means = params.get("means_init")

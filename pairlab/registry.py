@@ -12,10 +12,13 @@ Set the environment variable ``PAIRLAB_DISABLE_PLUGINS=1`` to load only pairlab'
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import inspect
 import os
+import sys
 import traceback
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -79,6 +82,30 @@ def _where(exc: BaseException) -> str:
 
 def _describe_exc(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
+
+
+@contextlib.contextmanager
+def _guard_stdout() -> Iterator[None]:
+    """Send what plugin code prints to stderr, so it cannot corrupt ``--json`` on stdout."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
+
+
+def _hook_name_problems(pm: pluggy.PluginManager, plugin: Any) -> list[str]:
+    """Functions named like hooks that pluggy would silently never call (misspelt, undecorated)."""
+    known = sorted(name for name in vars(hookspecs) if name.startswith("pairlab_"))
+    problems = []
+    for attr in sorted(dir(plugin)):
+        fn = getattr(plugin, attr, None)
+        if not attr.startswith("pairlab_") or not (inspect.isfunction(fn) or inspect.ismethod(fn)):
+            continue
+        if attr not in known:
+            close = difflib.get_close_matches(attr, known, n=1)
+            hint = f"; did you mean {close[0]}?" if close else f" (hooks: {', '.join(known)})"
+            problems.append(f"{attr}() is not a pairlab hook, so it is never called{hint}")
+        elif pm.parse_hookimpl_opts(plugin, attr) is None:
+            problems.append(f"{attr}() is not marked with @pairlab.hookimpl, so it is never called")
+    return problems
 
 
 def _check_algorithm(obj: Any) -> str:
@@ -157,8 +184,11 @@ class Registry:
         )
         self.plugins.append(info)
         try:
-            module = ep.load()
-        except Exception as exc:  # any import-time error is the plugin's, not ours
+            with _guard_stdout():
+                module = ep.load()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # sys.exit() and the like are the plugin's too
             info.error, info.where = f"failed to import {ep.value}: {_describe_exc(exc)}", _where(exc)
             return
         self.register(module, name=ep.name, info=info)
@@ -187,8 +217,12 @@ class Registry:
         except Exception as exc:  # pluggy validation errors (unknown hook, bad signature)
             info.error, info.where = f"could not register: {_describe_exc(exc)}", _where(exc)
             return info
-        for kind in KINDS:
-            self._collect(kind, plugin, info)
+        problems = _hook_name_problems(self.pm, plugin)
+        if problems:
+            info.error = "; ".join(problems)
+        with _guard_stdout():
+            for kind in KINDS:
+                self._collect(kind, plugin, info)
         return info
 
     def _collect(self, kind: str, plugin: Any, info: PluginInfo) -> None:
@@ -208,7 +242,9 @@ class Registry:
                     if not isinstance(item_name, str) or not item_name:
                         raise TypeError(f"{obj!r} has no name")
                     items.append((item_name, obj))
-            except Exception as exc:
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # a hook that calls sys.exit() is isolated too
                 msg = f"pairlab_{kind}() failed: {_describe_exc(exc)}"
                 info.error = msg if info.error is None else f"{info.error}; {msg}"
                 info.where = _where(exc)

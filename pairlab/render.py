@@ -62,6 +62,9 @@ _APP: Any = None
 def ensure_app() -> Any:
     """The running ``QApplication``, creating one (offscreen when there is no display)."""
     global _APP
+    from .extras import require_gui
+
+    require_gui("Drawing figures")
     from PySide6 import QtWidgets
 
     app = QtWidgets.QApplication.instance()

@@ -26,8 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from .argtypes import non_negative_int, positive_int
 from .constraints import atomic_write_text
 from .errors import InvalidInputError
+from .extras import GUI_INSTALL, missing_gui
 from .reproduction import Reproduction, ReproductionError, jsonable
 from .sweep.engine import run_tasks
 from .sweep.executors import Task, make_executor
@@ -118,7 +120,10 @@ def reproduce(
         csv_path = out / f"{recipe.name}.csv"
         atomic_write_text(csv_path, _curves_csv(result.curves))
         files.append(csv_path.name)
-    if render:
+    if render and missing_gui():
+        result.notes.append(f"figures not drawn: Qt is not installed ({GUI_INSTALL}); the "
+                            "results and tables are written")
+    elif render:
         files += [Path(p).name for p in recipe.render(result, out)]
     doc = {
         "name": recipe.name, "title": recipe.title, "paper": recipe.paper,
@@ -153,10 +158,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list reproductions")
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="output folder (default: ./reproductions/NAME)")
-    parser.add_argument("--trials", type=int, default=None, help="number of random trials")
+    parser.add_argument("--trials", type=positive_int, default=None, help="number of random trials")
     parser.add_argument("--quick", action="store_true", help="few trials (what CI runs)")
-    parser.add_argument("--seed", type=int, default=0, help="base seed")
-    parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="base seed")
+    parser.add_argument("--jobs", type=positive_int, default=None,
+                        help="worker processes (default: all cores)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="run trials on Dask: tcp://HOST:PORT of a running scheduler, or "
                              "'local' for a LocalCluster (needs pairlab[distributed])")

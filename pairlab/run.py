@@ -11,11 +11,11 @@ import numpy as np
 from .algorithm import Algorithm
 from .constraints import Constraints
 from .dataset import Dataset
-from .errors import PairlabError, PluginError
+from .errors import LinkViolationWarning, PairlabError, PluginError
 from .explanation import Explanation
 from .state import State
 
-__all__ = ["Run", "validate_state"]
+__all__ = ["Run", "validate_state", "warn_violated_links"]
 
 Listener = Callable[[str, "Run"], None]
 
@@ -90,7 +90,8 @@ class Run:
         )
         self.seed = seed
         self._listeners: list[Listener] = []
-        self.algorithm = algorithm(dataset, self.constraints, params, np.random.default_rng(seed))
+        with np.errstate(under="ignore"):
+            self.algorithm = algorithm(dataset, self.constraints, params, np.random.default_rng(seed))
         self.params = dict(self.algorithm.params)
         self.converged = False
         self.history: list[State] = []
@@ -103,7 +104,10 @@ class Run:
     def _call(self, fn: Callable[..., Any], *args: Any) -> State:
         name = self.algorithm_class.name
         try:
-            state = fn(*args)
+            # EM and message passing underflow by design (exp of very negative log-densities):
+            # local errstate, so a library that set np.seterr(all="raise") globally breaks nothing
+            with np.errstate(under="ignore"):
+                state = fn(*args)
         except PairlabError:
             raise
         except (FloatingPointError, np.linalg.LinAlgError, ZeroDivisionError) as exc:
@@ -262,6 +266,19 @@ class Run:
             self.step()
         return self.state
 
+    def violated_links(self, certain_only: bool = False) -> dict[str, np.ndarray]:
+        """The links the current labels break, ``{"must_link": (k, 2), "cannot_link": (m, 2)}``.
+
+        ``certain_only`` keeps those the algorithm treats as certain (``Algorithm.certain_links``).
+        """
+        ml_ok, cl_ok = self.constraints.satisfied(self.state.labels)
+        ml_bad, cl_bad = ~ml_ok, ~cl_ok
+        if certain_only:
+            ml_sure, cl_sure = self.algorithm.certain_links()
+            ml_bad, cl_bad = ml_bad & ml_sure, cl_bad & cl_sure
+        return {"must_link": self.constraints.must_link[ml_bad],
+                "cannot_link": self.constraints.cannot_link[cl_bad]}
+
     @property
     def objectives(self) -> np.ndarray:
         """Objective of every stored state (NaN where an algorithm reports none)."""
@@ -270,3 +287,28 @@ class Run:
     @property
     def n_iter(self) -> int:
         return len(self.history) - 1
+
+
+def describe_violations(violated: Mapping[str, np.ndarray], limit: int = 5) -> str:
+    """``"2 must-links ((0, 1), (4, 7)) and 1 cannot-link ((0, 19))"``, at most ``limit`` pairs each."""
+    parts = []
+    for kind, word in (("must_link", "must-link"), ("cannot_link", "cannot-link")):
+        pairs = np.asarray(violated[kind]).reshape(-1, 2)
+        if len(pairs):
+            shown = ", ".join(f"({i}, {j})" for i, j in pairs[:limit].tolist())
+            more = f", ... {len(pairs) - limit} more" if len(pairs) > limit else ""
+            parts.append(f"{len(pairs)} {word}{'s' if len(pairs) > 1 else ''} ({shown}{more})")
+    return " and ".join(parts)
+
+
+def warn_violated_links(run: Run, stacklevel: int = 2) -> dict[str, np.ndarray]:
+    """Warn (LinkViolationWarning) when the run's labels break links it treats as certain."""
+    broken = run.violated_links(certain_only=True)
+    if any(len(v) for v in broken.values()):
+        warnings.warn(
+            f"{run.algorithm_class.name} treats its links as certain, yet its labels break "
+            f"{describe_violations(broken)}: the model could not separate or join those points "
+            "(identical points, too few components, or an approximation of the link network). "
+            "Check the data and n_components before relying on these labels.",
+            LinkViolationWarning, stacklevel=stacklevel + 1)
+    return broken

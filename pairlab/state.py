@@ -18,6 +18,15 @@ def _frozen(value: Any) -> Any:
     return value
 
 
+def _plain(value: Any) -> Any:
+    """``value`` with every read-only mapping (another state's ``extras``) as a dict, for pickle."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_plain(v) for v in value)
+    return value
+
+
 @dataclass(frozen=True, eq=False)
 class State:
     """One iteration of an algorithm.
@@ -63,6 +72,11 @@ class State:
         object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
         if self.objective is not None:
             object.__setattr__(self, "objective", float(self.objective))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # pickle, joblib and deepcopy rebuild the record (a MappingProxyType cannot be pickled)
+        return (State, (self.iteration, self.labels, self.responsibilities, self.objective,
+                        self.objective_name, dict(self.model), _plain(self.extras), self.phase))
 
     @property
     def n_clusters(self) -> int:

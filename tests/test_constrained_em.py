@@ -173,6 +173,29 @@ def test_pseudo_equals_exact_when_cannot_links_are_disjoint():
             np.testing.assert_allclose(a.objective, b.objective, rtol=1e-9)
 
 
+def test_pseudo_normalizer_corner_is_detected():
+    """Overlapping cannot-links (a star at point 0): eq. 12 drives the weights to a corner while
+    the true log-likelihood falls; the step warns, naming both values. Disjoint links: no warning."""
+    import warnings
+
+    from pairlab import ConvergenceWarning, make_estimator
+
+    X = np.random.default_rng(109).normal(size=(10, 2))
+    star = [[0, i] for i in range(1, 6)]
+    with pytest.warns(UserWarning, match=r"normalizer='pseudo': the log-likelihood fell from "
+                                         r"-7.23\d* to -7.62\d* at iteration 2"):
+        est = make_estimator("constrained-em", n_components=3, normalizer="pseudo",
+                             random_state=109, max_iter=5).fit(X, cannot_link=star)
+    assert est.history_[4].model["weights"].max() > 1 - 1e-4  # the corner
+    assert est.objective_history_.min() < -60
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        exact = make_estimator("constrained-em", n_components=3, random_state=109,
+                               max_iter=5).fit(X, cannot_link=star)
+    assert np.all(np.diff(exact.objective_history_) >= 0)
+
+
 def test_ignoring_z_is_the_closed_form_of_footnote_3():
     rng = np.random.default_rng(8)
     X, cons = random_problem(rng, n=7, n_ml=2, n_cl=5)

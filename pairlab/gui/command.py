@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..argtypes import non_negative_int
+
 __all__ = ["add_arguments", "configure_lab", "run"]
 
 
@@ -23,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", action="append", metavar="[PANE:]KEY=VALUE",
                         help="algorithm parameter, for every pane that has it or for pane PANE "
                              "(1-based)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the data and the algorithms")
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="seed of the data and the algorithms")
     parser.add_argument("--must-link", type=int, default=None, metavar="N",
                         help="draw N random must-links from the ground truth")
     parser.add_argument("--cannot-link", type=int, default=None, metavar="N",
@@ -110,17 +113,43 @@ def _size(text: str) -> tuple[int, int]:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
         raise InvalidInputError(f"--size expects WIDTHxHEIGHT such as 1440x900, got {text!r}") from None
+    if not (MIN_SIZE <= w <= MAX_SIZE and MIN_SIZE <= h <= MAX_SIZE):
+        raise InvalidInputError(f"--size {text}: width and height must be between {MIN_SIZE} and "
+                                f"{MAX_SIZE} pixels, such as 1440x900.")
     return w, h
+
+
+MIN_SIZE, MAX_SIZE = 100, 16384
+#: what QImage.save writes without extra plugins, by file suffix
+SCREENSHOT_FORMATS = (".png", ".jpg", ".jpeg", ".bmp", ".ppm")
+
+
+def _screenshot_path(text: str) -> Path:
+    """Check the screenshot file before Qt starts: a known image suffix, a writable place."""
+    from ..constraints import check_writable_file
+    from ..errors import InvalidInputError
+
+    path = Path(text)
+    if path.suffix.lower() not in SCREENSHOT_FORMATS:
+        raise InvalidInputError(
+            f"--screenshot {text!r}: the file name must end in one of "
+            f"{', '.join(SCREENSHOT_FORMATS)} (the suffix chooses the image format), e.g. shot.png."
+        )
+    return check_writable_file(path)
 
 
 def run(args: argparse.Namespace) -> int:
     """Open the app (or, with ``--screenshot``, render it offscreen and exit)."""
     from ..errors import InvalidInputError
+    from ..extras import require_gui
 
+    require_gui("pairlab gui")
     headless = bool(args.screenshot)
     if headless and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     width, height = _size(args.size)
+    if headless:
+        _screenshot_path(args.screenshot)
     if args.play is not None and args.play < 0:
         raise InvalidInputError("--play expects a number of iterations >= 0")
     lab, iteration = configure_lab(args)

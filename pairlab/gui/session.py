@@ -93,7 +93,7 @@ def apply_session(lab: Lab, data: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(data, Mapping) or data.get("format") != FORMAT:
         raise InvalidInputError("this is not a pairlab session file (no \"format\": "
                                 f"\"{FORMAT}\" entry)")
-    if int(data.get("version", 0)) > VERSION:
+    if _field(data, "version", _count, "a whole number", 0) > VERSION:
         raise InvalidInputError(
             f"the session was saved by a newer pairlab (format version {data['version']}); "
             "upgrade pairlab to open it")
@@ -108,24 +108,74 @@ def apply_session(lab: Lab, data: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(entry, Mapping) or "algorithm" not in entry:
             raise InvalidInputError(f"pane {k + 1} of the session names no algorithm")
         cls = lab.registry.algorithm(str(entry["algorithm"]))
-        params = dict(entry.get("params") or {})
+        params = _field(entry, "params", _mapping, "an object of parameters", None)
         Lab._check_params(cls, params)
         specs.append((cls.name, params))
-    lab.set_dataset(str(ds["name"]), dict(ds.get("params") or {}), int(ds.get("seed", 0)))
+    seed = _field(data, "seed", _count, "a whole number >= 0", 0)
+    means = _field(data, "initial_means", _means, "null or a list of [x, y] points", None)
+    noise = _field(data, "noise", _fraction, "a number in [0, 1]", 0.0)
+    iteration = _field(data, "iteration", _count, "a whole number >= 0", 0)
+    view = _field(data, "view", _mapping, "an object", None)
+    # the plain fields are checked before the lab changes: a typo leaves the open session as it was
+    lab.set_dataset(str(ds["name"]), _field(ds, "params", _mapping, "an object", None),
+                    _field(ds, "seed", _count, "a whole number >= 0", 0))
     assert lab.dataset is not None
     cons = data.get("constraints")
     constraints = (Constraints.from_dict(cons, lab.dataset.n_samples) if cons
                    else Constraints.empty(lab.dataset.n_samples))
-    lab.seed = int(data.get("seed", 0))
-    means = data.get("initial_means")
-    lab.init_means = None if means is None else np.asarray(means, dtype=float)
-    lab.noise = float(data.get("noise", 0.0))
+    lab.seed, lab.init_means, lab.noise = seed, means, noise
     lab.panes.clear()
     for name, params in specs:
         lab.add_pane(name, params)
     lab.set_constraints(constraints, undoable=False)
-    iteration = data.get("iteration", 0)
-    return {"iteration": max(0, int(iteration or 0)), "view": dict(data.get("view") or {})}
+    return {"iteration": iteration, "view": view}
+
+
+def _field(data: Mapping[str, Any], key: str, convert: Any, what: str, default: Any) -> Any:
+    """``data[key]`` converted, or an error naming the field (a hand-edited file, a typo)."""
+    value = data.get(key, default)
+    try:
+        return convert(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidInputError(
+            f"session field {key!r} must be {what}, got {value!r}; correct or remove it."
+        ) from None
+
+
+def _count(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError(value)
+    number = float(value) if not isinstance(value, int) else value
+    if number != int(number) or number < 0:
+        raise ValueError(value)
+    return int(number)
+
+
+def _fraction(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(value)
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValueError(value)
+    return float(value)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(value)
+    return dict(value)
+
+
+def _means(value: Any) -> np.ndarray | None:
+    if value is None:
+        return None
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim != 2 or not np.all(np.isfinite(arr)):
+        raise ValueError(value)
+    return arr
 
 
 def save_session(lab: Lab, path: str | os.PathLike[str], *,
@@ -140,10 +190,14 @@ def read_session(path: str | os.PathLike[str]) -> dict[str, Any]:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InvalidInputError(f"cannot read session file {str(path)!r}: {exc}") from None
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"session file {str(path)!r} is not UTF-8 text") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"{str(path)!r} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidInputError(f"{str(path)!r} is nested too deeply to be a session file") from None
 
 
 def autosave_dir() -> Path:

@@ -205,8 +205,8 @@ class MessageEngine:
         Penalties are capped at ``q_max = 2 n (max s - min s) + 1``: a broken link then costs
         more than any change of sum_i s(i, c_i) can gain, so the maximiser of eq. 6 is the same
         as with q = inf, but the messages stay finite. (With q = inf, eq. 20 passes tau through
-        unclipped and, for damping > 1/2, the printed updates make omega and rho oscillate with
-        geometrically growing amplitude until they overflow.)
+        unclipped and the printed updates let omega and rho grow without bound, about as t^2;
+        measured in docs/algorithms/scssap.md.)
         """
         self.S = S
         span = float(S.max() - S.min()) if S.size else 0.0

@@ -141,6 +141,7 @@ class ConstrainedEM(MixtureAlgorithm):
                                      max_exact_work=p["max_exact_work"])
             kept = self._net.edges[self._net.edge_used]  # the model in use (section 2.2)
             if not self._net.exact:
+                c.check_colourable(M)  # a provably impossible graph is an error, not a warning
                 warnings.warn(
                     f"constrained-em: {len(self._net.dropped_edges)} cannot-link edge(s) in large "
                     "loopy components were dropped (spanning-tree approximation, section 2.2); "
@@ -236,6 +237,34 @@ class ConstrainedEM(MixtureAlgorithm):
         extras = {"log_joint": log_joint, "log_normalizer": log_z,
                   "exact_inference": self._net is None or self._net.exact}
         return resp, log_joint - log_z, extras
+
+    def finish_step(self, half: State) -> State:
+        new = super().finish_step(half)
+        if self.params["normalizer"] == "pseudo":
+            before = half.extras["previous_extras"]  # the E-step extras of the previous state
+            self._check_pseudo_step(before["log_joint"] - before["log_normalizer"], new)
+        return new
+
+    def _check_pseudo_step(self, old_objective: float, new: State) -> None:
+        """Warn (once per run) when eq. 12's alpha step lowered the true log-likelihood.
+
+        On overlapping cannot-links (a chunklet in two or more of them) the pseudo-likelihood
+        treats dependent events as independent; its alpha step can then run to a corner of the
+        simplex within a few iterations while log p(X | Theta, E) falls (docs/algorithms/
+        constrained_em.md, "pseudo normalizer"). A fall beyond rounding (1e-6 relative) is reported.
+        """
+        if getattr(self, "_pseudo_warned", False) or new.objective is None:
+            return
+        fall = old_objective - new.objective
+        if fall > 1e-6 * max(1.0, abs(old_objective)):
+            self._pseudo_warned = True
+            weights = np.asarray(new.model["weights"])
+            warnings.warn(
+                f"constrained-em with normalizer='pseudo': the log-likelihood fell from "
+                f"{old_objective:.6g} to {new.objective:.6g} at iteration {new.iteration} "
+                f"(smallest weight now {weights.min():.3g}). The pseudo-likelihood (eq. 12) is "
+                "inaccurate when cannot-links overlap and can drive the weights to a corner; use "
+                "normalizer='exact'.", UserWarning, stacklevel=4)
 
     # -- M-step -------------------------------------------------------------------------------
     def m_step(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -81,6 +81,7 @@ class GMPR(MixtureAlgorithm):
         self._class_starts = np.concatenate([[0], np.cumsum(self.per_class)[:-1]])
         self.links = LinkStructure(self.constraints, k, self.params["cutset_budget"])
         if self.links.n_independent_pairs:
+            self.constraints.check_colourable(k)  # a provably impossible graph is an error
             warnings.warn(
                 f"{self.links.n_independent_pairs} cannot-link(s) close cycles too costly for exact "
                 f"inference (cutset_budget={self.params['cutset_budget']}); they are treated as "

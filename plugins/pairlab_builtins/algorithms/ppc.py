@@ -196,6 +196,15 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
         self._ignore_omega = omega == "ignore"
 
     # -- EM -------------------------------------------------------------------------------------
+    def certain_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Relations with W = +inf (links) or -inf (do-not-links): hard, eq. 2.10."""
+        c = self.constraints
+
+        def weight(pairs: np.ndarray) -> np.ndarray:
+            return np.asarray(self.W[pairs[:, 0], pairs[:, 1]]).ravel() if len(pairs) else np.zeros(0)
+
+        return weight(c.must_link) == np.inf, weight(c.cannot_link) == -np.inf
+
     def state_from_parameters(self, iteration: int, parameters: tuple[np.ndarray, ...],
                               previous_extras: Mapping[str, Any]) -> State:
         self._warm = dict(previous_extras)  # Gibbs and mean field start from the last posteriors

@@ -29,8 +29,8 @@ Choices where the paper is silent or misprinted (each is also in docs/algorithms
   broken must-link q_m twice (at each of the two exemplars j where c_ij != c_mj).
 * gamma and omega are not damped (Algorithm 1 damps only alpha and rho).
 * Penalties are capped at 2 n (max s - min s) + 1 inside the messages (see
-  :meth:`MessageEngine.set_similarity`): with q = inf the printed updates diverge geometrically
-  for damping > 1/2; the cap leaves the maximiser of eq. 6 unchanged.
+  :meth:`MessageEngine.set_similarity`): with q = inf the printed updates grow without bound
+  (about t^2, docs/algorithms/scssap.md); the cap leaves the maximiser of eq. 6 unchanged.
 """
 
 from __future__ import annotations
@@ -162,6 +162,14 @@ class SCSSAP(Algorithm):
         ml = LinkSet.build(c.must_link, c.ml_confidence, self.params.get("q_ml", 0.0), n)
         cl = LinkSet.build(c.cannot_link, c.cl_confidence, self.params.get("q_cl", 0.0), n)
         return ml, cl
+
+    def certain_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Links with an infinite penalty (q = inf and a positive confidence) are enforced."""
+        if not self.uses_constraints:
+            return super().certain_links()
+        c, p = self.constraints, self.params
+        return ((c.ml_confidence > 0) & (p.get("q_ml", 0.0) == math.inf),
+                (c.cl_confidence > 0) & (p.get("q_cl", 0.0) == math.inf))
 
     def similarity_matrix(self) -> np.ndarray:
         """s(i, j) before preferences: -|x_i - x_j|^2, or X itself when precomputed.
