@@ -34,3 +34,21 @@ def test_estimator(name):
     assert labels.shape == (40,)
     assert labels[0] != labels[25] or name == "ssap-l"        # ssap-l uses must-links only
     assert labels[0] == labels[1] or name == "em-pc"          # em-pc uses cannot-links only
+
+
+def test_sweep_spec(tmp_path):
+    """The experiment engine drives all five from one spec."""
+    import csv
+
+    from pairlab.sweep import parse_spec, run_sweep
+
+    spec = {"name": "baselines", "trials": 1, "metrics": ["ari"], "max_iter": 5,
+            "algorithms": [{"name": n} for n in BASELINES],
+            "datasets": [{"name": "two-moons", "params": {"n_samples": 40}}],
+            "links": {"generator": "random", "budget": [6]}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        result = run_sweep(parse_spec(spec), tmp_path, progress=None)
+    rows = list(csv.DictReader(result.table.open()))
+    assert sorted(r["method"] for r in rows) == sorted(BASELINES)
+    assert all(r["error"] == "" for r in rows), [(r["method"], r["error"]) for r in rows]
