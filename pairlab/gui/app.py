@@ -82,7 +82,8 @@ class MainWindow(QtWidgets.QMainWindow):
             names = ", ".join(p.name for p in failures)
             self.banner.show_message(
                 f"{len(failures)} plugin(s) failed to load ({html_escape(names)}); everything else "
-                "works. Help > Plugins shows why.", "info", [("Show", self.help.show_plugins)])
+                "works. Help > Plugins shows why.", "info", [("Show", self.help.show_plugins)],
+                source="plugins")
         if offer_restore:
             self.files.offer_restore()
 
@@ -151,6 +152,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def setup_changed(self) -> None:
         """Data, links, means, seed or panes changed: runs restart from iteration 0."""
+        self.banner.clear("edit")  # an edit went through: the last refused one is history
         self.transport.pause()
         self.transport.rebuild()
         self.files.schedule_autosave()
@@ -160,17 +162,20 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             return fn(*args)
         except PairlabError as exc:
-            self.banner.show_message(html_escape(str(exc)))
+            self.banner.show_message(html_escape(str(exc)), source="edit")
             return self.ERROR
 
     def report_errors(self) -> None:
-        """Announce the panes' new errors in the banner (once each) and pause."""
+        """Keep the banner in step with the panes' errors: new ones pause the animation and are
+        announced; the message goes once no pane has an error."""
         errors = [p.error for p in self.lab.panes if p.error]
         new = [e for e in errors if e not in self._known_errors]
         self._known_errors = set(errors)
-        if new:
+        if not errors:
+            self.banner.clear("panes")
+        elif new:
             self.transport.pause()
-            self.banner.show_message("<br>".join(html_escape(e) for e in new))
+            self.banner.show_message("<br>".join(html_escape(e) for e in errors), source="panes")
             self.status.showMessage(new[-1], 10000)
 
     def forget_errors(self) -> None:

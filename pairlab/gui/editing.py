@@ -46,7 +46,7 @@ class Editing(Controller):
                             tip="Draw links from the ground truth")
         self.act_clear = A("Clear links", self.clear_links, "Ctrl+Shift+Backspace")
         self.act_clear_means = A("Clear initial means", self.clear_means)
-        self.act_undo = A("Undo link edit", self.undo, Key.Undo)
+        self.act_undo = A("Undo", self.undo, Key.Undo, tip="Undo the last link, means or data edit")
         self.box = self._build_box()
 
     def menu_actions(self) -> list[Any]:
@@ -146,8 +146,15 @@ class Editing(Controller):
         self.window.setup_changed()
 
     def undo(self) -> None:
+        """Undo the last link, means or data set edit."""
+        before = (self.lab.dataset_name, self.lab.dataset_params, self.lab.dataset_seed)
         if self.lab.undo():
-            self.window.setup_changed()
+            w = self.window
+            if (self.lab.dataset_name, self.lab.dataset_params, self.lab.dataset_seed) != before:
+                w.sync_dataset_form()
+                w.setup.sync_configs()
+                w.presentation.fit_views()
+            w.setup_changed()
         else:
             self.window.status.showMessage("Nothing to undo.", 3000)
 

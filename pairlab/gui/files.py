@@ -26,6 +26,9 @@ class Files(Controller):
         super().__init__(window)
         self.session_path: Path | None = None
         self.autosave_enabled = autosave
+        #: A crashed session is on offer: nothing may overwrite the autosave until it is answered.
+        self.restore_pending = False
+        window.banner.answered.connect(self._answered)
         A = self.action
         Key = QtGui.QKeySequence.StandardKey
         self.act_new = A("New session", self.new_session, Key.New)
@@ -127,7 +130,7 @@ class Files(Controller):
             self.autosave_timer.start()
 
     def autosave(self, clean: bool = False) -> Path | None:
-        if not self.autosave_enabled or self.lab.dataset is None:
+        if not self.autosave_enabled or self.lab.dataset is None or self.restore_pending:
             return None
         try:
             return write_autosave(self.lab, view=self.window.presentation.view_options(),
@@ -140,6 +143,12 @@ class Files(Controller):
         data = read_autosave()
         if data is None or data.get("clean_exit", True):
             return
+        self.restore_pending = True
         self.window.banner.show_message(
-            "The previous session ended unexpectedly. Restore it?", "info",
-            [("Restore", partial(self.load, data))])
+            "The previous session ended unexpectedly. Restore it? (It is kept until you answer.)",
+            "info", [("Restore", partial(self.load, data))], source="restore")
+
+    def _answered(self, source: str) -> None:
+        if source == "restore":
+            self.restore_pending = False
+            self.schedule_autosave()

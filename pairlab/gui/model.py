@@ -37,12 +37,20 @@ from .frames import (
     region_bounds,
 )
 
-__all__ = ["DEFAULT_LIMIT", "SHOWN_METRICS", "Lab", "Pane", "default_lab", "describe_error", "flip_noise"]
+__all__ = ["CLASS_COUNT_PARAMS", "DEFAULT_LIMIT", "SHOWN_METRICS", "Lab", "Pane", "class_count_params",
+           "default_lab", "describe_error", "flip_noise"]
 
 #: Iteration limit of algorithms without a ``max_iter`` parameter (the same as ``Run.run``).
 DEFAULT_LIMIT = 100
+#: Parameters that name the number of clusters; they follow the data set's number of classes.
+CLASS_COUNT_PARAMS = ("n_components", "n_clusters", "k")
 #: Metrics shown in each pane, in this order, when the registry provides them.
 SHOWN_METRICS = ("purity", "ari", "nmi", "constraints-satisfied")
+
+
+def class_count_params(cls: type[Algorithm]) -> list[str]:
+    """The algorithm's integer parameters that give its number of clusters."""
+    return [p.name for p in cls.params if p.name in CLASS_COUNT_PARAMS and p.type is int]
 
 
 # -- panes and the lab ------------------------------------------------------------------------
@@ -168,7 +176,9 @@ class Lab:
         self.seed = 0
         self.panes: list[Pane] = []
         self.iteration = 0
-        self._undo: list[tuple[Constraints, np.ndarray | None]] = []
+        self._undo: list[dict[str, Any]] = []
+        #: Links the last :meth:`set_dataset` dropped (0 when they were kept).
+        self.dropped_links = 0
         self._draws = 0
         self.constraints_version = 0
         #: Incremented whenever runs are rebuilt; results of older background work are ignored.
@@ -195,24 +205,52 @@ class Lab:
 
     # -- data ---------------------------------------------------------------------------------
     def set_dataset(self, name: str, params: Mapping[str, Any] | None = None,
-                    seed: int | None = None, *, keep_links: bool = False) -> Dataset:
-        """Load a data set; links and initial means are cleared unless ``keep_links`` and the
-        number of points is unchanged."""
+                    seed: int | None = None, *, keep_links: bool = False,
+                    undoable: bool = False) -> Dataset:
+        """Load a data set.
+
+        Links and initial means stay when ``keep_links`` and the number of points is unchanged
+        (the indices still name points); otherwise they are cleared and :attr:`dropped_links`
+        says how many links went. ``undoable`` puts the change on the undo stack (data set,
+        links, means and the panes' class counts come back together); else the stack is
+        cleared when links go. Panes' class-count parameters follow the data set's number of
+        classes (:data:`CLASS_COUNT_PARAMS`).
+        """
+        old = self._snapshot() if self.dataset is not None else None
+        old_classes = self.n_classes
+        data = self._load_dataset(name, params, seed)
+        keep = keep_links and old is not None and old["n_samples"] == data.n_samples
+        self.dropped_links = 0 if keep else len(self.base)
+        if undoable and old is not None:
+            self._undo.append(old)
+            del self._undo[:-100]
+        if not keep:
+            if not undoable:
+                self._undo.clear()
+            self.base = Constraints.empty(data.n_samples)
+            self.init_means = None
+        if self.n_classes is not None and self.n_classes != old_classes:
+            for pane in self.panes:
+                pane.params.update({k: self.n_classes for k in class_count_params(pane.algorithm)})
+        self._constraints_changed()
+        return data
+
+    def _load_dataset(self, name: str, params: Mapping[str, Any] | None, seed: int | None
+                      ) -> Dataset:
         spec = self.registry.dataset(name)
         seed = self.dataset_seed if seed is None else int(seed)
         data = spec.make(seed=seed, **dict(params or {}))
         self.dataset_name, self.dataset_seed = name, seed
         self.dataset_params = dict(data.source.get("params", {}))
-        old_n = self.dataset.n_samples if self.dataset is not None else None
         self.dataset = data
         self.view_map = ViewMap.of(data)
         self.bounds = region_bounds(data.view)
-        if not (keep_links and old_n == data.n_samples):
-            self.base = Constraints.empty(data.n_samples)
-            self.init_means = None
-            self._undo.clear()
-        self._constraints_changed()
         return data
+
+    @property
+    def n_classes(self) -> int | None:
+        """Number of true classes of the data set (None without ground truth)."""
+        return None if self.dataset is None else self.dataset.n_classes
 
     @property
     def has_truth(self) -> bool:
@@ -220,8 +258,9 @@ class Lab:
 
     # -- panes --------------------------------------------------------------------------------
     def add_pane(self, algorithm: str, params: Mapping[str, Any] | None = None) -> Pane:
+        """Add a pane; class-count parameters not given match the data (or the other panes)."""
         cls = self.registry.algorithm(algorithm)
-        pane = Pane(cls, self._check_params(cls, params))
+        pane = Pane(cls, self._check_params(cls, self._with_class_count(cls, params)))
         self.panes.append(pane)
         self._restart()
         return pane
@@ -236,7 +275,7 @@ class Lab:
                            params: Mapping[str, Any] | None = None) -> Pane:
         cls = self.registry.algorithm(algorithm)
         pane = self.panes[index]
-        pane.algorithm, pane.params = cls, self._check_params(cls, params)
+        pane.algorithm, pane.params = cls, self._check_params(cls, self._with_class_count(cls, params))
         pane.invalidate()
         self._restart()
         return pane
@@ -246,6 +285,19 @@ class Lab:
         pane.params = self._check_params(pane.algorithm, params)
         pane.invalidate()
         self._restart()
+
+    def _with_class_count(self, cls: type[Algorithm], params: Mapping[str, Any] | None
+                          ) -> dict[str, Any]:
+        params = dict(params or {})
+        k = self.n_classes
+        if k is None:  # no ground truth: what the other panes use
+            counts = [p.params[n] for p in self.panes for n in class_count_params(p.algorithm)
+                      if n in p.params]
+            k = counts[0] if counts else None
+        if k is not None:
+            for name in class_count_params(cls):
+                params.setdefault(name, k)
+        return params
 
     @staticmethod
     def _check_params(cls: type[Algorithm], params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -298,14 +350,29 @@ class Lab:
             run.seek(min(self.iteration, len(run.history) - 1))
 
     # -- links --------------------------------------------------------------------------------
+    def _snapshot(self) -> dict[str, Any]:
+        """What an undo restores: links, means, the data set and the panes' parameters."""
+        return {"base": self.base, "init_means": self.init_means,
+                "dataset": (self.dataset_name, dict(self.dataset_params), self.dataset_seed),
+                "n_samples": self.dataset.n_samples if self.dataset is not None else 0,
+                "pane_params": [dict(p.params) for p in self.panes]}
+
     def _push_undo(self) -> None:
-        self._undo.append((self.base, self.init_means))
+        self._undo.append(self._snapshot())
         del self._undo[:-100]
 
     def undo(self) -> bool:
+        """Undo the last link, means or data set edit; False when there is nothing to undo."""
         if not self._undo:
             return False
-        self.base, self.init_means = self._undo.pop()
+        entry = self._undo.pop()
+        name, params, seed = entry["dataset"]
+        if (name, params, seed) != (self.dataset_name, self.dataset_params, self.dataset_seed):
+            self._load_dataset(name, params, seed)
+        if len(entry["pane_params"]) == len(self.panes):
+            for pane, params in zip(self.panes, entry["pane_params"], strict=True):
+                pane.params = params
+        self.base, self.init_means = entry["base"], entry["init_means"]
         self._constraints_changed()
         return True
 

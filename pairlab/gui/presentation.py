@@ -128,25 +128,30 @@ class Presentation(Controller):
         if self.show_regions:
             self.window.refresh()
 
-    def draw(self) -> None:
-        """Draw every pane at the lab's cursor."""
+    def draw(self, *, latest: bool = False) -> None:
+        """Draw every pane at the lab's cursor, or (``latest``) at its last stored state while
+        the worker computes more (the history is only read: no cursor moves, no regions)."""
         lab = self.lab
         titles = lab.metric_titles()
         pending = self.window.editing.pending_point
         for view, pane in zip(self.pane_views, lab.panes, strict=False):
-            frame = lab.frame(pane, regions=self.show_regions, previous=view.frame)
+            t = pane.last_index if latest else None
+            frame = lab.frame(pane, t, regions=self.show_regions and not latest,
+                              previous=view.frame)
             view.frame = frame
             view.canvas.layers.show(frame)
             view.canvas.layers.set_selection(
                 None if pending is None else lab.dataset.view[[pending]])
-            state = lab.state(pane)
+            state = lab.state(pane, t)
             if pane.run is not None and state is not None:
-                view.objective.show_values(pane.run.objectives, pane.run.index, state.objective_name,
+                index = state.iteration if latest else pane.run.index
+                view.objective.show_values(pane.run.objectives[:index + 1] if latest
+                                           else pane.run.objectives, index, state.objective_name,
                                            font_size=self.canvas_style.font_size - 1)
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
             view.header.setText(self._header(pane))
-            view.metrics.setText(self._metrics_text(lab.metrics(pane), titles))
+            view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles))
 
     def _header(self, pane: Pane) -> str:
         size = self.canvas_style.title_size + 1
@@ -270,7 +275,8 @@ class Presentation(Controller):
 
         def progress(done: int, total: int) -> None:
             bar.setValue(done)
-            bar.setFormat(f"exporting {done}/{total}")
+            bar.setFormat(f"{done}/{total}")
+            w.status.showMessage(f"Exporting frame {done} of {total}...")
             QtWidgets.QApplication.processEvents()
 
         try:

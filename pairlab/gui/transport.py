@@ -12,13 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtWidgets
 
-from .controller import Controller, tool_button
+from .controller import Controller, html_escape, tool_button
+from .keys import install as install_keys
 
 if TYPE_CHECKING:
     from .app import MainWindow
     from .model import Pane
 
-__all__ = ["Transport"]
+__all__ = ["LIVE_INTERVAL_MS", "Transport"]
+
+#: While computing many iterations ("Run to end"), the newest state is drawn this often.
+LIVE_INTERVAL_MS = 300
 
 
 class Transport(Controller):
@@ -46,6 +50,10 @@ class Transport(Controller):
         self._busy_timer.setSingleShot(True)
         self._busy_timer.setInterval(250)
         self._busy_timer.timeout.connect(self._show_busy)
+        self._live_timer = QtCore.QTimer(self)  # the latest state while computing ahead
+        self._live_timer.setInterval(LIVE_INTERVAL_MS)
+        self._live_timer.timeout.connect(self._show_latest)
+        self.keys = install_keys(window)  # Space plays even from a committed form field
         window.executor.busy_changed.connect(self._busy_changed)
         window.executor.progress.connect(self._progress)
 
@@ -68,7 +76,6 @@ class Transport(Controller):
             button = tool_button(action, text)
             button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             button.setMinimumWidth(38)
-            button.setToolTip(action.toolTip())
             self.transport_buttons.append(button)
             row.addWidget(button)
             if action is self.act_play:
@@ -93,6 +100,7 @@ class Transport(Controller):
         row.addWidget(self.speed)
         self.progress = QtWidgets.QProgressBar()
         self.progress.setMaximumWidth(180)
+        self.progress.setMinimumWidth(110)  # room for "1234/5678"
         self.progress.setTextVisible(True)
         self.progress.hide()
         row.addWidget(self.progress)
@@ -169,7 +177,9 @@ class Transport(Controller):
 
         def done(_result: Any, error: BaseException | None = None) -> None:
             if error is not None:
-                self.window.banner.show_message(f"Unexpected error: {type(error).__name__}: {error}")
+                self.window.banner.show_message(
+                    html_escape(f"Unexpected error: {type(error).__name__}: {error}"),
+                    source="unexpected")
             if lab.epoch != epoch or not all(self._current(p, g) for p, g in generations):
                 self.rebuild()
                 return
@@ -180,13 +190,24 @@ class Transport(Controller):
 
         self.window.executor.submit(work, label=label or "computing", on_done=done,
                                     on_error=partial(done, None))
+        if t is None or t > lab.iteration + 1:  # more than one step: show progress on the way
+            self._live_timer.start()
         return True
+
+    def _show_latest(self) -> None:
+        if not self.window.executor.busy:
+            self._live_timer.stop()
+            return
+        self.window.presentation.draw(latest=True)
+        newest = max((p.last_index for p in self.lab.panes), default=0)
+        self.iteration_label.setText(f"computing... {newest}")
 
     def _busy_changed(self, busy: bool) -> None:
         if busy:
             self._busy_timer.start()
         else:
             self._busy_timer.stop()
+            self._live_timer.stop()
             self.progress.hide()
             self.cancel_button.hide()
             status = self.window.status
@@ -210,7 +231,8 @@ class Transport(Controller):
     def _progress(self, label: str, done: int, total: int) -> None:
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
-        self.progress.setFormat(f"{label} {done}/{total}")
+        self.progress.setFormat(f"{done}/{total}")  # the label is in the status bar and tooltip
+        self.progress.setToolTip(label)
 
     def cancel(self) -> None:
         """Stop the computation under way (Esc); without one, drop a half-drawn link."""
