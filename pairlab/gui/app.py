@@ -97,6 +97,8 @@ class MainWindow(QtWidgets.QMainWindow):
         layout.addWidget(self.transport.bar)
         self.setCentralWidget(central)
         self.status = self.statusBar()
+        self.status.addPermanentWidget(self.transport.progress)
+        self.status.addPermanentWidget(self.transport.cancel_button)
 
     def _build_dock(self) -> None:
         self.dock = QtWidgets.QDockWidget("Controls", self)

@@ -181,6 +181,8 @@ class Lab:
         self.dropped_links = 0
         self._draws = 0
         self.constraints_version = 0
+        #: Draw each cluster in the colour of its matched true class (when there is a truth).
+        self.match_colours = True
         #: Incremented whenever runs are rebuilt; results of older background work are ignored.
         self.epoch = 0
 
@@ -588,8 +590,9 @@ class Lab:
         else:
             index = min(max(int(t), 0), pane.last_index)
         state = None if index < 0 or pane.run is None else pane.run.history[index]
+        match = self.match_colours and self.has_truth
         key = ("frame", pane.generation, self.constraints_version, index, regions,
-               regions_resolution, pane.error)
+               regions_resolution, pane.error, match)
         cached = pane._cache.get(key)
         if cached is not None:
             return cached
@@ -606,9 +609,13 @@ class Lab:
             info = f"iteration {state.iteration} (final)"
             if state.objective is not None and math.isfinite(state.objective):
                 info += f"   {state.objective_name} {state.objective:.6g}"
+        previous_state = None
+        if state is not None and index > 0 and pane.run is not None:
+            previous_state = pane.run.history[index - 1]
         frame = build_frame(self.dataset, self.constraints, state, view_map=self.view_map,
                             init_means=self.init_means, regions=region, title=pane.title,
-                            info=info, message=message)
+                            info=info, message=message, match_truth=match,
+                            previous=previous_state)
         if state is None and pane.error is None:
             frame.info = "initialising..."
             if previous is not None and previous.n_points == frame.n_points:
@@ -626,12 +633,13 @@ class Lab:
                 del pane._cache[key]
 
     def regions(self, pane: Pane, state: State, index: int, resolution: int) -> RegionImage | None:
-        key = ("regions", pane.generation, index, resolution, self.bounds)
+        match = self.match_colours and self.has_truth
+        key = ("regions", pane.generation, index, resolution, self.bounds, match)
         if key not in pane._cache:
             assert pane.run is not None and self.dataset is not None
             pane._cache[key] = decision_regions(pane.run.algorithm, state, self.dataset,
                                                 view_map=self.view_map, bounds=self.bounds,
-                                                resolution=resolution)
+                                                resolution=resolution, match_truth=match)
         return pane._cache[key]
 
     def metrics(self, pane: Pane, t: int | None = None, names: Sequence[str] | None = SHOWN_METRICS

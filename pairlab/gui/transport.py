@@ -98,16 +98,16 @@ class Transport(Controller):
         self.speed.setFocusPolicy(QtCore.Qt.FocusPolicy.ClickFocus)
         self.speed.valueChanged.connect(self._speed_changed)
         row.addWidget(self.speed)
+        # progress and Cancel go to the status bar (MainWindow): shown in the transport row they
+        # widened its minimum and a small window grew while something was computed
         self.progress = QtWidgets.QProgressBar()
         self.progress.setMaximumWidth(180)
         self.progress.setMinimumWidth(110)  # room for "1234/5678"
         self.progress.setTextVisible(True)
         self.progress.hide()
-        row.addWidget(self.progress)
         self.cancel_button = QtWidgets.QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
-        row.addWidget(self.cancel_button)
         return bar
 
     def set_presenting(self, on: bool) -> None:
