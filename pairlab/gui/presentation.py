@@ -34,6 +34,9 @@ class Presentation(Controller):
         self.show_ellipses = True
         self.show_exemplars = True
         self.show_legend = False
+        self.show_links = True
+        self.show_changes = True
+        self.show_errors = False
         self.pane_views: list[PaneView] = []
         A = self.action
         self.act_export = A("Export view as PNG/SVG...", self.export_view_dialog, "Ctrl+E")
@@ -52,6 +55,21 @@ class Presentation(Controller):
         self.act_exemplars = A("Exemplar lines", self.toggle_view, "X", checkable=True)
         self.act_exemplars.setChecked(True)
         self.act_legend = A("Legend", self.toggle_view, "L", checkable=True)
+        self.act_links = A("Links", self.toggle_view, "Shift+L", checkable=True,
+                           tip="Show or hide the links")
+        self.act_links.setChecked(True)
+        self.act_changes = A("Highlight changed labels", self.toggle_view, "H", checkable=True,
+                             tip="Ring the points whose label changed in the last step")
+        self.act_changes.setChecked(True)
+        self.act_errors = A("Show errors", self.toggle_view, "W", checkable=True,
+                            tip="Cross the points assigned against the ground truth")
+        self.act_match = A("Colours follow the true classes", self.toggle_view, "T",
+                           checkable=True, tip="Draw each cluster in its matched class's colour")
+        self.act_match.setChecked(True)
+        self.act_skip_first = A("Objective from iteration 1", self.toggle_view, "Z",
+                                checkable=True, tip="Fit the objective plot to iterations 1 on "
+                                "(iteration 0 flattens the curve)")
+        self.act_skip_first.setChecked(True)
         self.act_fit = A("Show all data", self.fit_views, "0")
         self._region_timer = QtCore.QTimer(self)
         self._region_timer.setSingleShot(True)
@@ -59,8 +77,9 @@ class Presentation(Controller):
         self._region_timer.timeout.connect(self._cover_views)
 
     def menu_actions(self) -> list[Any]:
-        return [self.act_regions, self.act_ellipses, self.act_exemplars, self.act_legend,
-                self.act_fit, None, self.act_controls, self.act_present]
+        return [self.act_regions, self.act_ellipses, self.act_exemplars, self.act_links,
+                self.act_legend, self.act_skip_first, None, self.act_match, self.act_changes,
+                self.act_errors, None, self.act_fit, None, self.act_controls, self.act_present]
 
     def export_actions(self) -> list[Any]:
         return [self.act_export, self.act_export_gif, self.act_export_frames]
@@ -180,7 +199,12 @@ class Presentation(Controller):
         self.show_ellipses = self.act_ellipses.isChecked()
         self.show_exemplars = self.act_exemplars.isChecked()
         self.show_legend = self.act_legend.isChecked()
+        self.show_links = self.act_links.isChecked()
+        self.show_changes = self.act_changes.isChecked()
+        self.show_errors = self.act_errors.isChecked()
+        self.lab.match_colours = self.act_match.isChecked()
         for view in self.pane_views:
+            view.objective.set_skip_first(self.act_skip_first.isChecked())
             self._apply_view_options(view)
             view.frame = None
         self.window.refresh()
@@ -190,6 +214,9 @@ class Presentation(Controller):
         layers.show_regions = self.show_regions
         layers.show_ellipses = self.show_ellipses
         layers.show_exemplars = self.show_exemplars
+        layers.show_links = self.show_links
+        layers.show_changes = self.show_changes
+        layers.show_errors = self.show_errors
         legend = self.show_legend and view is self.pane_views[-1]  # one key is enough
         if legend and layers.legend is None:
             layers.add_legend()
@@ -199,11 +226,20 @@ class Presentation(Controller):
     def view_options(self) -> dict[str, Any]:
         return {"decision_regions": self.show_regions, "ellipses": self.show_ellipses,
                 "exemplars": self.show_exemplars, "legend": self.show_legend,
+                "links": self.show_links, "changes": self.show_changes,
+                "errors": self.show_errors, "match_colours": self.lab.match_colours,
+                "objective_from_1": self.act_skip_first.isChecked(),
                 "speed": self.window.transport.speed.value()}
 
+    def _view_actions(self) -> tuple[tuple[str, Any], ...]:
+        return (("decision_regions", self.act_regions), ("ellipses", self.act_ellipses),
+                ("exemplars", self.act_exemplars), ("legend", self.act_legend),
+                ("links", self.act_links), ("changes", self.act_changes),
+                ("errors", self.act_errors), ("match_colours", self.act_match),
+                ("objective_from_1", self.act_skip_first))
+
     def set_view_options(self, options: dict[str, Any]) -> None:
-        for key, action in (("decision_regions", self.act_regions), ("ellipses", self.act_ellipses),
-                            ("exemplars", self.act_exemplars), ("legend", self.act_legend)):
+        for key, action in self._view_actions():
             if key in options:
                 action.setChecked(bool(options[key]))
         if "speed" in options:

@@ -270,8 +270,10 @@ class PaneView(QtWidgets.QFrame):
 
     def set_style(self, style: Style) -> None:
         self.canvas.layers.set_style(style)
-        self.objective.setMaximumHeight(200 if style.font_size > 12 else 150)
-        self.objective.set_font_size(12 if style.font_size > 12 else 9)
+        big = style.font_size > 12
+        self.objective.setMaximumHeight(220 if big else 150)
+        self.objective.setMinimumHeight(120 if big else 70)
+        self.objective.set_font_size(style.font_size - 2 if big else 9)
 
 
 class _BannerRow(QtWidgets.QFrame):

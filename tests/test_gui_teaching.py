@@ -1,0 +1,92 @@
+"""The teaching features of issue 20: colours matched to the classes, marks, toggles, objective."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from pairlab import Registry, State
+from pairlab.gui.canvas import ObjectivePlot
+from pairlab.gui.frames import build_frame
+from pairlab.gui.model import Lab
+
+from .test_gui import _Plugin, make_window
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def registry():
+    reg = Registry()
+    reg.register(_Plugin(), name="gui-test-plugin")
+    return reg
+
+
+def _state(labels, k=2):
+    labels = np.asarray(labels)
+    r = np.eye(k)[labels]
+    return State(1, labels, r, objective=0.0, objective_name="x", model={})
+
+
+def test_colours_follow_the_matched_true_class_whatever_the_label_numbers():
+    lab = Lab()
+    lab.set_dataset("two-moons", {"n_samples": 40}, seed=0)
+    y = lab.dataset.y
+    swapped = _state(1 - y)  # a run that calls class 0 "1" and class 1 "0"
+    plain = build_frame(lab.dataset, None, swapped)
+    matched = build_frame(lab.dataset, None, swapped, match_truth=True)
+    assert np.array_equal(plain.colour, 1 - y)
+    assert np.array_equal(matched.colour, y) and not matched.wrong.any()
+    assert matched.n_true_classes == 2
+    labels = 1 - y
+    labels[:3] = y[:3]  # three points in the other cluster
+    prev = build_frame(lab.dataset, None, _state(labels), match_truth=True, previous=swapped)
+    assert np.flatnonzero(prev.wrong).tolist() == [0, 1, 2]
+    assert np.flatnonzero(prev.changed).tolist() == [0, 1, 2]
+
+
+def test_objective_cursor_moves_without_re_laying_out_the_axes(qtbot):
+    plot = ObjectivePlot()
+    qtbot.addWidget(plot)
+    plot.resize(400, 150)
+    plot.show()
+    values = -500.0 + 400.0 * (1.0 - np.exp(-np.arange(30) / 3.0))
+    plot.show_values(values, 3, "log-likelihood")
+    plot.grab()
+    vb, axis = plot.getPlotItem().getViewBox(), plot.getPlotItem().getAxis("left")
+    before = vb.viewRange()
+    assert axis.picture is not None
+    for t in (7, 12, 29, 0):
+        plot.show_values(values, t, "log-likelihood")
+        assert vb.viewRange() == before and axis.picture is not None  # nothing re-laid out
+    y0 = before[1][0]
+    assert values[0] < y0 < values[1]  # fitted to iterations 1.. (iteration 0 flattened it)
+    plot.set_skip_first(False)
+    assert vb.viewRange()[1][0] < values[0]
+
+
+def test_view_toggles_reach_every_pane(qtbot, registry):
+    window = make_window(qtbot, registry, ("gmm", "kmeans"), n=60, links=(3, 3),
+                         params={0: {"n_components": 2}, 1: {"n_clusters": 2}})
+    window.step_forward()
+    assert window.wait_idle(10)
+    p = window.presentation
+    layers = [v.canvas.layers for v in p.pane_views]
+    frames = [v.frame for v in p.pane_views]
+    # the same true class has the same colour in both panes wherever both agree with the truth
+    right = ~frames[0].wrong & ~frames[1].wrong
+    assert right.any() and np.array_equal(frames[0].colour[right], frames[1].colour[right])
+    assert any(f.changed is not None and f.changed.any() for f in frames)
+    assert any(la.changed.isVisible() for la in layers)
+    p.act_links.setChecked(False)
+    p.toggle_view()
+    assert not any(la.links["must"].isVisible() or la.violations.isVisible() for la in layers)
+    p.act_errors.setChecked(True)
+    p.act_legend.setChecked(True)
+    p.toggle_view()
+    assert layers[0].wrong.isVisible() == bool(frames[0].wrong.any())
+    legend = layers[-1].legend
+    names = [label.text for _, label in legend.items]
+    assert names[:2] == ["class 0", "class 1"]
+    options = p.view_options()
+    assert options["links"] is False and options["errors"] is True
