@@ -90,3 +90,57 @@ def test_view_toggles_reach_every_pane(qtbot, registry):
     assert names[:2] == ["class 0", "class 1"]
     options = p.view_options()
     assert options["links"] is False and options["errors"] is True
+
+
+def test_half_steps_forward_and_back_in_the_app(qtbot, registry):
+    from pairlab import Run
+
+    window = make_window(qtbot, registry, ("gmm", "test-shrink"), n=60, links=(2, 2),
+                         params={0: {"n_components": 2}})
+    lab, (gmm, shrink) = window.lab, window.lab.panes
+    assert all(b.isVisible() for b in window.transport.half_buttons)
+    window.transport.half_step()
+    assert window.wait_idle(10)
+    assert lab.on_half and lab.iteration == 1
+    assert gmm.run.on_half and gmm.run.state.phase == "M-step"
+    assert shrink.run.index == 0  # whole iterations only: moves on the second half
+    assert "M-step" in window.transport.iteration_label.text()
+    assert "M-step" in window.presentation.pane_views[0].frame.info
+    assert window.presentation.pane_views[0].objective.cursor.value() == 0.5
+    window.transport.half_step()
+    assert window.wait_idle(10)
+    assert not lab.on_half and lab.iteration == 1 and shrink.run.index == 1
+    whole = Run("gmm", lab.dataset, lab.constraints, lab.run_params(gmm), seed=lab.seed,
+                registry=registry)
+    whole.step()
+    np.testing.assert_array_equal(gmm.run.state.responsibilities, whole.state.responsibilities)
+    window.transport.half_back()  # replayed: nothing is computed
+    assert not window.executor.busy and lab.on_half and gmm.run.state.phase == "M-step"
+    window.transport.half_back()
+    assert not lab.on_half and lab.iteration == 0
+    window.step_forward()  # whole steps still work, and from a half-step finish it
+    window.transport.half_step()
+    assert window.wait_idle(10) and lab.on_half and lab.iteration == 2
+    window.step_forward()
+    assert window.wait_idle(10) and not lab.on_half and lab.iteration == 2
+
+
+def test_explanation_panel_explains_the_clicked_point(qtbot, registry):
+    from .test_gui import _click
+
+    window = make_window(qtbot, registry, ("gmm",), n=60, params={0: {"n_components": 2}})
+    panel = window.explanation
+    panel.dock.show()
+    window.set_tool("select")
+    _click(qtbot, window, 7)
+    assert window.editing.selected_point == 7
+    assert "Point 7" in panel.header.text()
+    (explanation,) = panel.shown
+    assert explanation.point == 7 and "E-step" in explanation.equation
+    r = window.lab.state(window.lab.panes[0]).responsibilities[7]
+    np.testing.assert_allclose(explanation.bars[0].values, r)
+    assert "E-step" in panel.texts()[0]
+    window.transport.half_step()
+    assert window.wait_idle(10)
+    assert "M-step" in panel.shown[0].equation
+    assert window.presentation.pane_views[0].canvas.layers.selection.isVisible()

@@ -10,7 +10,8 @@ build and fans :meth:`MainWindow.refresh` out to them:
 * :class:`~pairlab.gui.files.Files`: sessions, file dialogs and the autosave;
 * :class:`~pairlab.gui.presentation.Presentation`: the panes' views, display options,
   presentation mode and export;
-* :class:`~pairlab.gui.help_menu.HelpMenu`: shortcuts, algorithms and plugin report.
+* :class:`~pairlab.gui.help_menu.HelpMenu`: shortcuts, algorithms and plugin report;
+* :class:`~pairlab.gui.explain_panel.ExplanationPanel`: the numbers behind the selected point.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..errors import PairlabError
 from .controller import html_escape
 from .editing import Editing
+from .explain_panel import ExplanationPanel
 from .files import Files
 from .help_menu import HelpMenu
 from .model import Lab, default_lab
@@ -43,7 +45,8 @@ class MainWindow(QtWidgets.QMainWindow):
     :meth:`step_back`, :meth:`reset`, :meth:`seek`, :meth:`run_to_end`, :meth:`play_to`,
     :meth:`set_tool`, :meth:`save_session`, :meth:`open_session`, :meth:`export_view`,
     :meth:`export_animation`, :meth:`wait_idle`; everything else through the controllers
-    (``window.transport``, ``.editing``, ``.setup``, ``.files``, ``.presentation``, ``.help``).
+    (``window.transport``, ``.editing``, ``.setup``, ``.files``, ``.presentation``, ``.help``,
+    ``.explanation``).
     """
 
     ERROR = object()  # what :meth:`guard` returns when the call failed
@@ -70,8 +73,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.presentation = Presentation(self, panes_layout)
         self.setup = SetupControls(self)
         self.help = HelpMenu(self)
+        self.explanation = ExplanationPanel(self)
         self._build_central()
         self._build_dock()
+        self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.explanation.dock)
         self._build_menus()
         self.sync_dataset_form()
         self.sync_panes()
@@ -124,7 +129,7 @@ class MainWindow(QtWidgets.QMainWindow):
                            None, self.files.act_quit]),
                 ("&Edit", self.editing.menu_actions()),
                 ("&Run", [*self.transport.menu_actions(), None, self.setup.act_add_pane]),
-                ("&View", self.presentation.menu_actions()),
+                ("&View", [*self.presentation.menu_actions(), self.explanation.act_panel]),
                 ("&Help", self.help.menu_actions())):
             menu = bar.addMenu(title)
             for action in actions:
@@ -137,6 +142,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         self.presentation.draw()
         self.update_controls()
+        self.explanation.update()
         self.files.schedule_autosave()
 
     def update_controls(self) -> None:

@@ -518,7 +518,7 @@ class ObjectivePlot(pg.PlotWidget):
         pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.01, 1e-3)
         plot.setYRange(lo - pad, hi + pad, padding=0)
 
-    def show_values(self, values: np.ndarray, index: int, name: str, font_size: int = 9) -> None:
+    def show_values(self, values: np.ndarray, index: float, name: str, font_size: int = 9) -> None:
         values = np.asarray(values, dtype=float)
         plot = self.getPlotItem()
         finite = np.isfinite(values)
@@ -547,8 +547,9 @@ class ObjectivePlot(pg.PlotWidget):
             plot.setLabel("left", short, **{"font-size": f"{font_size}pt"})
             self.setToolTip(name)
             self._label = (name, font_size, room)
-        if 0 <= index < values.size and finite[index]:
-            self.marker.setData([index], [values[index]])
+        whole = float(index).is_integer()  # a half-step sits between two iterations
+        if whole and 0 <= index < values.size and finite[int(index)]:
+            self.marker.setData([index], [values[int(index)]])
         else:
             self.marker.setData([], [])
         self.cursor.setValue(index)

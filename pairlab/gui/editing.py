@@ -16,7 +16,7 @@ __all__ = ["HIT_RADIUS", "TOOLS", "Editing"]
 
 TOOLS = ("select", "must", "cannot", "delete", "means")
 _TOOL_HINTS = {
-    "select": "Select: click a point to see its class, label and soft label.",
+    "select": "Select: click a point to see its class, label and the numbers behind it (F3).",
     "must": "Must-link tool: click two points that belong together.",
     "cannot": "Cannot-link tool: click two points that belong apart.",
     "delete": "Delete tool: click a link to remove it.",
@@ -31,7 +31,8 @@ class Editing(Controller):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.tool = "select"
-        self.pending_point: int | None = None
+        self.pending_point: int | None = None  # first end of a link being drawn
+        self.selected_point: int | None = None  # the point the explanation panel explains
         A = self.action
         Key = QtGui.QKeySequence.StandardKey
         self.tool_actions: dict[str, QtGui.QAction] = {}
@@ -236,8 +237,10 @@ class Editing(Controller):
             self.window.setup_changed()
         else:
             i = lab.point_at(x, y, px, py, HIT_RADIUS)
+            self.selected_point = i
             if i is not None:
                 status.showMessage(self.describe_point(i), 8000)
+            self.window.refresh()
 
     def describe_point(self, i: int) -> str:
         lab = self.lab

@@ -328,6 +328,8 @@ def build_frame(dataset: Dataset, constraints: Constraints | None, state: State 
         frame.exemplar_colour = frame.colour[exemplars]
     if info is None:
         info = f"iteration {state.iteration}"
+        if state.phase:
+            info += f" · {state.phase} done"
         if state.objective is not None and math.isfinite(state.objective):
             info += f"   {state.objective_name} {state.objective:.6g}"
     frame.info = info

@@ -60,7 +60,8 @@ class TransportKeys(QtCore.QObject):
                 elif key in _EDIT_KEYS or (key not in TRANSPORT_KEYS and _typed(event)):
                     self.typing = field
                 return False
-            plain = not (event.modifiers() & ~QtCore.Qt.KeyboardModifier.KeypadModifier)  # type: ignore[attr-defined]
+            mods = QtCore.Qt.KeyboardModifier  # Shift+arrows: half-steps
+            plain = not (event.modifiers() & ~(mods.KeypadModifier | mods.ShiftModifier))  # type: ignore[attr-defined]
             if key in TRANSPORT_KEYS and plain and self.typing is not field:
                 event.ignore()  # not claimed by the field: the window's shortcut fires
                 return True

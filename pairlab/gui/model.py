@@ -176,6 +176,8 @@ class Lab:
         self.seed = 0
         self.panes: list[Pane] = []
         self.iteration = 0
+        #: The cursor is on the half-step before ``iteration`` (its first phase done).
+        self.on_half = False
         self._undo: list[dict[str, Any]] = []
         #: Links the last :meth:`set_dataset` dropped (0 when they were kept).
         self.dropped_links = 0
@@ -518,9 +520,69 @@ class Lab:
         """Show iteration ``t`` in every pane (a finished pane shows its last state)."""
         t = max(0, int(t))
         self.iteration = t
+        self.on_half = False
         for pane in self.panes:
-            if pane.run is not None and pane.run.index != min(t, pane.last_index):
-                pane.run.seek(min(t, pane.last_index))
+            run = pane.run
+            if run is not None and (run.index != min(t, pane.last_index) or run.on_half):
+                run.seek(min(t, pane.last_index))
+
+    # -- half-steps (algorithms with two phases per iteration) --------------------------------
+    @property
+    def has_phases(self) -> bool:
+        """Some pane's algorithm steps by halves (E-step / M-step, assign / update, ...)."""
+        return any(len(p.algorithm.phases) == 2 for p in self.panes)
+
+    def seek_half(self, t: int) -> None:
+        """Show the half-step before iteration ``t`` (first phase done) in panes that stored one;
+        the other panes show iteration ``t - 1`` (or their last state)."""
+        t = max(1, int(t))
+        self.iteration, self.on_half = t, True
+        for pane in self.panes:
+            run = pane.run
+            if run is None:
+                continue
+            if t - 1 <= pane.last_index and (t - 1) in run.halves:
+                run.seek(t - 1)
+                run.half_step()  # replays the stored half-state
+            elif run.index != min(t - 1, pane.last_index) or run.on_half:
+                run.seek(min(t - 1, pane.last_index))
+
+    def has_half(self, t: int) -> bool:
+        """Some pane holds (or can compute) the half-step before iteration ``t``."""
+        return any(p.run is not None and ((t - 1) in p.run.halves or p in self.needs_half(t))
+                   for p in self.panes)
+
+    def needs_half(self, t: int) -> list[Pane]:
+        """Panes that must compute the half-step before iteration ``t`` (they are at ``t - 1``)."""
+        return [p for p in self.panes if p.run is not None and not p.finished
+                and len(p.algorithm.phases) == 2 and p.last_index == t - 1
+                and (t - 1) not in p.run.halves]
+
+    def compute_half(self, t: int, panes: Sequence[Pane] | None = None) -> None:
+        """Compute the half-step before iteration ``t`` (worker thread; errors stay per pane)."""
+        for pane in panes if panes is not None else self.needs_half(t):
+            run = pane.run
+            if run is None or pane.last_index != t - 1:
+                continue
+            try:
+                run.seek(t - 1)
+                run.half_step()
+            except Exception as exc:  # a plugin's bug must not take the app down
+                if pane.run is run:
+                    pane.error = describe_error(pane, exc, t)
+
+    def phase_shown(self) -> str:
+        """Name of the phase on screen ("" on whole iterations)."""
+        for pane in self.panes:
+            if pane.run is not None and pane.run.on_half:
+                return pane.run.state.phase
+        return ""
+
+    def explain(self, pane: Pane, index: int) -> Any:
+        """The pane's :class:`~pairlab.Explanation` of point ``index`` at the state on screen."""
+        if pane.run is None or pane.error is not None:
+            return None
+        return pane.run.explain(index)
 
     def needs_compute(self, t: int) -> list[Pane]:
         """Panes that must compute new states to reach iteration ``t``."""
@@ -583,15 +645,18 @@ class Lab:
         are kept, so that adding a link does not flash the points grey.
         """
         assert self.dataset is not None
-        if pane.run is None:
+        run = pane.run
+        half = False
+        if run is None:
             index = -1
         elif t is None:
-            index = pane.run.index
+            index, half = run.index, run.on_half
         else:
             index = min(max(int(t), 0), pane.last_index)
-        state = None if index < 0 or pane.run is None else pane.run.history[index]
+        state = None if index < 0 or run is None else (run.halves[index] if half
+                                                        else run.history[index])
         match = self.match_colours and self.has_truth
-        key = ("frame", pane.generation, self.constraints_version, index, regions,
+        key = ("frame", pane.generation, self.constraints_version, index, half, regions,
                regions_resolution, pane.error, match)
         cached = pane._cache.get(key)
         if cached is not None:
@@ -600,7 +665,7 @@ class Lab:
         message = pane.error
         if regions and state is not None and pane.algorithm.can_predict():
             try:
-                region = self.regions(pane, state, index, regions_resolution)
+                region = self.regions(pane, state, (index, half), regions_resolution)
             except Exception as exc:  # predict_proba is plugin code too
                 message = f"decision regions unavailable: {type(exc).__name__}: {exc}"
         info = None
@@ -609,9 +674,12 @@ class Lab:
             info = f"iteration {state.iteration} (final)"
             if state.objective is not None and math.isfinite(state.objective):
                 info += f"   {state.objective_name} {state.objective:.6g}"
-        previous_state = None
-        if state is not None and index > 0 and pane.run is not None:
-            previous_state = pane.run.history[index - 1]
+        previous_state = None  # the state one half-step (or step) before
+        if state is not None and run is not None:
+            if half:
+                previous_state = run.history[index]
+            elif index > 0:
+                previous_state = run.halves.get(index - 1, run.history[index - 1])
         frame = build_frame(self.dataset, self.constraints, state, view_map=self.view_map,
                             init_means=self.init_means, regions=region, title=pane.title,
                             info=info, message=message, match_truth=match,
@@ -632,7 +700,7 @@ class Lab:
             for key in [k for k in pane._cache if k[0] in ("regions", "frame")]:
                 del pane._cache[key]
 
-    def regions(self, pane: Pane, state: State, index: int, resolution: int) -> RegionImage | None:
+    def regions(self, pane: Pane, state: State, index: Any, resolution: int) -> RegionImage | None:
         match = self.match_colours and self.has_truth
         key = ("regions", pane.generation, index, resolution, self.bounds, match)
         if key not in pane._cache:
@@ -652,7 +720,8 @@ class Lab:
         if state is None or self.dataset is None:
             return {}
         chosen = tuple(names) if names is not None else None
-        key = ("metrics", pane.generation, self.constraints_version, state.iteration, chosen)
+        key = ("metrics", pane.generation, self.constraints_version, state.iteration, state.phase,
+               chosen)
         if key not in pane._cache:
             metrics = [e.obj for e in self.registry.entries("metrics")
                        if chosen is None or e.name in chosen]

@@ -152,7 +152,11 @@ class Presentation(Controller):
         the worker computes more (the history is only read: no cursor moves, no regions)."""
         lab = self.lab
         titles = lab.metric_titles()
-        pending = self.window.editing.pending_point
+        editing = self.window.editing
+        pending = editing.pending_point if editing.pending_point is not None else (
+            editing.selected_point)
+        if pending is not None and pending >= lab.dataset.n_samples:
+            pending = None
         for view, pane in zip(self.pane_views, lab.panes, strict=False):
             t = pane.last_index if latest else None
             frame = lab.frame(pane, t, regions=self.show_regions and not latest,
@@ -164,6 +168,8 @@ class Presentation(Controller):
             state = lab.state(pane, t)
             if pane.run is not None and state is not None:
                 index = state.iteration if latest else pane.run.index
+                if not latest and pane.run.on_half:
+                    index += 0.5  # between the iteration before and the one being made
                 view.objective.show_values(pane.run.objectives[:index + 1] if latest
                                            else pane.run.objectives, index, state.objective_name,
                                            font_size=self.canvas_style.font_size - 1)

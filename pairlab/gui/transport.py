@@ -37,6 +37,10 @@ class Transport(Controller):
         self.act_play = A("Play", self.toggle_play, "Space", tip="Play or pause the animation")
         self.act_step = A("Step", self.step_forward, "Right", tip="One iteration forward")
         self.act_back = A("Back", self.step_back, "Left", tip="One iteration back (replayed)")
+        self.act_half = A("Half step", self.half_step, "Shift+Right",
+                          tip="Half an iteration forward: E-step / M-step, assign / update, ...")
+        self.act_half_back = A("Half back", self.half_back, "Shift+Left",
+                               tip="Half an iteration back (replayed)")
         self.act_reset = A("Reset", self.reset, "Home", tip="Back to iteration 0")
         self.act_end = A("Run to end", self.run_to_end, "End",
                          tip="Compute until every pane converges")
@@ -58,8 +62,9 @@ class Transport(Controller):
         window.executor.progress.connect(self._progress)
 
     def menu_actions(self) -> list[Any]:
-        return [self.act_play, self.act_step, self.act_back, self.act_reset, self.act_end,
-                self.act_cancel, None, self.act_faster, self.act_slower]
+        return [self.act_play, self.act_step, self.act_back, self.act_half, self.act_half_back,
+                self.act_reset, self.act_end, self.act_cancel, None, self.act_faster,
+                self.act_slower]
 
     def _build_bar(self) -> QtWidgets.QWidget:
         bar = QtWidgets.QWidget()
@@ -67,6 +72,7 @@ class Transport(Controller):
         row.setContentsMargins(0, 2, 0, 0)
         sp = QtWidgets.QStyle.StandardPixmap
         self.transport_buttons: list[QtWidgets.QToolButton] = []
+        self.half_buttons: list[QtWidgets.QToolButton] = []
         for action, text, icon in ((self.act_reset, "Reset", sp.SP_MediaSkipBackward),
                                    (self.act_back, "Back", sp.SP_MediaSeekBackward),
                                    (self.act_play, "Play", sp.SP_MediaPlay),
@@ -80,6 +86,10 @@ class Transport(Controller):
             row.addWidget(button)
             if action is self.act_play:
                 self.play_button = button
+            if action is self.act_back:
+                row.addWidget(self._half_button(self.act_half_back, "◀½"))
+            if action is self.act_step:
+                row.addWidget(self._half_button(self.act_half, "½▶"))
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.slider.setObjectName("iteration_slider")
         self.slider.setRange(0, 0)
@@ -110,6 +120,13 @@ class Transport(Controller):
         self.cancel_button.hide()
         return bar
 
+    def _half_button(self, action: Any, text: str) -> QtWidgets.QToolButton:
+        button = tool_button(action, text)
+        button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextOnly)
+        button.setMinimumWidth(34)
+        self.half_buttons.append(button)
+        return button
+
     def set_presenting(self, on: bool) -> None:
         # big icons without text leave the iteration slider room on a 1280x720 projector
         style = (QtCore.Qt.ToolButtonStyle.ToolButtonIconOnly if on
@@ -118,6 +135,10 @@ class Transport(Controller):
             button.setToolButtonStyle(style)
             button.setIconSize(QtCore.QSize(28, 28) if on else QtCore.QSize(16, 16))
         self.slider.setMinimumWidth(160 if on else 60)  # never squeezed away by big fonts
+        for button in self.half_buttons:  # text buttons: bigger font, never icon-only
+            font = button.font()
+            font.setPointSize(15 if on else QtWidgets.QApplication.font().pointSize())
+            button.setFont(font)
 
     def update(self) -> None:
         lab = self.lab
@@ -129,10 +150,17 @@ class Transport(Controller):
         self.slider.blockSignals(False)
         shown = min(lab.iteration, top)
         finished = all(p.finished for p in lab.panes)
-        self.iteration_label.setText(f"iteration {shown} / {top}" + ("" if finished else "+"))
-        self.act_back.setEnabled(shown > 0)
-        self.act_reset.setEnabled(shown > 0)
-        self.act_step.setEnabled(lab.can_advance() or busy)
+        phase = lab.phase_shown() if lab.on_half else ""
+        self.iteration_label.setText(f"iteration {shown} / {top}" + ("" if finished else "+")
+                                     + (f" · {phase}" if phase else ""))
+        self.act_back.setEnabled(shown > 0 or lab.on_half)
+        self.act_reset.setEnabled(shown > 0 or lab.on_half)
+        self.act_step.setEnabled(lab.can_advance() or lab.on_half or busy)
+        halves = lab.has_phases
+        for button in self.half_buttons:
+            button.setVisible(halves)
+        self.act_half.setEnabled(halves and (lab.can_advance() or lab.on_half or busy))
+        self.act_half_back.setEnabled(halves and (shown > 0 or lab.on_half))
         self.act_end.setEnabled(not finished or shown < top)  # End also jumps to the last state
 
     # == background work =======================================================================
@@ -251,7 +279,7 @@ class Transport(Controller):
             if not self.playing:
                 self._step_when_idle = True  # a key press during a rebuild is not lost
             return True
-        t = self.lab.iteration + 1
+        t = self.lab.iteration + (0 if self.lab.on_half else 1)  # a half-step: finish it
         if self.lab.needs_compute(t):
             return self.compute(t, then_seek=t, label="computing") or True
         if t <= self.lab.max_index:
@@ -264,6 +292,54 @@ class Transport(Controller):
         if self.window.executor.busy or self.lab.iteration == 0:
             return
         self.lab.seek(min(self.lab.iteration, self.lab.max_index) - 1)
+        self.window.refresh()
+
+    def half_step(self) -> bool:
+        """Half an iteration forward in every pane (panes without phases move on the second
+        half); False at the end."""
+        lab = self.lab
+        if self.window.executor.busy:
+            return True
+        if lab.on_half:
+            return self.step_forward()
+        t = lab.iteration + 1
+        if lab.needs_compute(t - 1) or not lab.has_half(t):
+            return self.step_forward()
+        panes = lab.needs_half(t)
+        if not panes:
+            lab.seek_half(t)
+            self.window.refresh()
+            return True
+        epoch, generations = lab.epoch, [(p, p.generation) for p in panes]
+
+        def done(_result: Any, error: BaseException | None = None) -> None:
+            if error is not None:
+                self.window.banner.show_message(
+                    html_escape(f"Unexpected error: {type(error).__name__}: {error}"),
+                    source="unexpected")
+            if lab.epoch != epoch or not all(self._current(p, g) for p, g in generations):
+                self.rebuild()
+                return
+            lab.seek_half(t)
+            self.window.refresh()
+            self.window.report_errors()
+
+        self.window.executor.submit(lambda job: lab.compute_half(t, panes), label="half-step",
+                                    on_done=done, on_error=partial(done, None))
+        return True
+
+    def half_back(self) -> None:
+        """Half an iteration back (replayed, never recomputed)."""
+        lab = self.lab
+        if self.window.executor.busy or (lab.iteration == 0 and not lab.on_half):
+            return
+        t = min(lab.iteration, lab.max_index)
+        if lab.on_half:
+            lab.seek(lab.iteration - 1)
+        elif any(p.run is not None and (t - 1) in p.run.halves for p in lab.panes):
+            lab.seek_half(t)
+        else:
+            lab.seek(t - 1)
         self.window.refresh()
 
     def reset(self) -> None:
