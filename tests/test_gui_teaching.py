@@ -144,3 +144,13 @@ def test_explanation_panel_explains_the_clicked_point(qtbot, registry):
     assert window.wait_idle(10)
     assert "M-step" in panel.shown[0].equation
     assert window.presentation.pane_views[0].canvas.layers.selection.isVisible()
+
+
+def test_gif_export_by_half_steps(qtbot, registry, tmp_path):
+    from PIL import Image
+
+    window = make_window(qtbot, registry, ("kmeans",), n=40, params={0: {"n_clusters": 2}})
+    gif = window.export_animation(tmp_path / "halves.gif", "gif", halves=True)
+    last = window.lab.max_index
+    with Image.open(gif) as im:
+        assert im.n_frames == 2 * last + 1  # iteration 0, then a half and a whole per iteration

@@ -230,9 +230,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def export_view(self, path: str | os.PathLike[str], scale: float = 1.0) -> Any:
         return self.presentation.export_view(path, scale)
 
-    def export_animation(self, path: str | os.PathLike[str], kind: str = "gif") -> Path | None:
-        """Compute every pane to its end, then write all iterations as a GIF or PNG frames."""
-        return self.presentation.export_animation(path, kind)
+    def export_animation(self, path: str | os.PathLike[str], kind: str = "gif",
+                         halves: bool = False) -> Path | None:
+        """Compute every pane to its end, then write all iterations (``halves``: and the
+        half-steps between them) as a GIF or PNG frames."""
+        return self.presentation.export_animation(path, kind, halves)
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Process events until no background work is left (for scripts and tests)."""

@@ -638,19 +638,23 @@ class Lab:
         return pane.run.history[min(max(t, 0), pane.last_index)]
 
     def frame(self, pane: Pane, t: int | None = None, *, regions: bool = True,
-              regions_resolution: int = 140, previous: Frame | None = None) -> Frame:
-        """The frame of ``pane`` at iteration ``t`` (default: its cursor); cached.
+              regions_resolution: int = 140, previous: Frame | None = None,
+              half: bool = False) -> Frame:
+        """The frame of ``pane`` at iteration ``t`` (default: its cursor; with ``half``, the
+        half-step before iteration ``t``, or iteration ``t - 1`` for a pane without it); cached.
 
         While the pane's run is being rebuilt, the colours of ``previous`` (the frame on screen)
         are kept, so that adding a link does not flash the points grey.
         """
         assert self.dataset is not None
         run = pane.run
-        half = False
         if run is None:
-            index = -1
+            index, half = -1, False
         elif t is None:
             index, half = run.index, run.on_half
+        elif half:
+            index = min(max(int(t) - 1, 0), pane.last_index)
+            half = index == int(t) - 1 and index in run.halves
         else:
             index = min(max(int(t), 0), pane.last_index)
         state = None if index < 0 or run is None else (run.halves[index] if half

@@ -44,6 +44,8 @@ class Presentation(Controller):
                                 "Ctrl+Shift+E")
         self.act_export_frames = A("Export run as PNG frames...",
                                    partial(self.export_animation_dialog, "frames"))
+        self.act_export_halves = A("Export run as GIF by half-steps...",
+                                   partial(self.export_animation_dialog, "gif", True))
         self.act_present = A("Presentation mode", self.toggle_presentation, "F11", checkable=True,
                              tip="Large points and fonts, full screen")
         self.act_controls = A("Show controls", self.toggle_dock, "F9", checkable=True)
@@ -82,7 +84,8 @@ class Presentation(Controller):
                 self.act_errors, None, self.act_fit, None, self.act_controls, self.act_present]
 
     def export_actions(self) -> list[Any]:
-        return [self.act_export, self.act_export_gif, self.act_export_frames]
+        return [self.act_export, self.act_export_gif, self.act_export_halves,
+                self.act_export_frames]
 
     # == the panes' views ======================================================================
     def sync_views(self) -> None:
@@ -298,8 +301,10 @@ class Presentation(Controller):
         if path is not None and w.guard(self.export_view, path, 2.0) is not w.ERROR:
             w.status.showMessage(f"Exported {path}", 5000)
 
-    def export_animation(self, path: str | os.PathLike[str], kind: str = "gif") -> Path | None:
-        """Compute every pane to its end, then write all iterations as a GIF or PNG frames."""
+    def export_animation(self, path: str | os.PathLike[str], kind: str = "gif",
+                         halves: bool = False) -> Path | None:
+        """Compute every pane to its end, then write all iterations (with ``halves``: and the
+        half-steps between them) as a GIF or PNG frames."""
         from .export import export_animation
 
         w = self.window
@@ -310,7 +315,7 @@ class Presentation(Controller):
             if not w.wait_idle(timeout=600):
                 return None
         bar = w.transport.progress
-        bar.setRange(0, self.lab.max_index + 1)
+        bar.setRange(0, (2 if halves else 1) * (self.lab.max_index + 1))
         bar.show()
         w.dock.setEnabled(False)  # no edits while the frames are drawn
         w.panes_area.setEnabled(False)
@@ -325,7 +330,7 @@ class Presentation(Controller):
             out = w.guard(partial(export_animation, self.lab, path, kind=kind,
                                   fps=w.transport.speed.value(), regions=self.show_regions,
                                   style=self.canvas_style, view_range=self._view_range(),
-                                  progress=progress))
+                                  progress=progress, halves=halves))
             return None if out is w.ERROR else out
         finally:
             w.dock.setEnabled(True)
@@ -333,12 +338,12 @@ class Presentation(Controller):
             bar.hide()
             w.refresh()
 
-    def export_animation_dialog(self, kind: str) -> None:
+    def export_animation_dialog(self, kind: str, halves: bool = False) -> None:
         w = self.window
         if kind == "gif":
             path = w.files.file_dialog(True, "Export run as GIF", "Animated GIF (*.gif)", ".gif")
         else:
             name = QtWidgets.QFileDialog.getExistingDirectory(w, "Folder for the PNG frames")
             path = Path(name) if name else None
-        if path is not None and self.export_animation(path, kind) is not None:
+        if path is not None and self.export_animation(path, kind, halves) is not None:
             w.status.showMessage(f"Exported {path}", 5000)
