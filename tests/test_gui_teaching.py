@@ -154,3 +154,87 @@ def test_gif_export_by_half_steps(qtbot, registry, tmp_path):
     last = window.lab.max_index
     with Image.open(gif) as im:
         assert im.n_frames == 2 * last + 1  # iteration 0, then a half and a whole per iteration
+
+
+def test_lessons_menu_opens_every_shipped_lesson_with_its_note(qtbot):
+    from pairlab.gui.app import MainWindow
+    from pairlab.gui.lessons import lessons
+
+    shipped = lessons()
+    assert len(shipped) >= 6 and all(0 < len(lesson.note.splitlines()) <= 2 for lesson in shipped)
+    lab = Lab()
+    lab.set_dataset("two-moons", {"n_samples": 40}, seed=0)
+    lab.add_pane("gmm")
+    window = MainWindow(lab, autosave=False)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.wait_idle(30)
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Lessons")
+    assert [a.text() for a in menu.actions()] == [lesson.title for lesson in shipped]
+    for action, lesson in zip(menu.actions(), shipped, strict=True):
+        action.trigger()
+        assert window.wait_idle(60)
+        assert [p.name for p in window.lab.panes] == [p["algorithm"] for p in lesson.data["panes"]]
+        assert all(p.run is not None and p.error is None for p in window.lab.panes), lesson.name
+        assert lesson.title in window.banner.plain_text()
+        assert lesson.title in window.windowTitle()
+    window.step_forward()
+    assert window.wait_idle(30) and window.lab.iteration == 1
+
+
+def test_pane_grid_shows_the_data_largest():
+    from pairlab.gui.presentation import best_columns
+
+    assert best_columns(2, 1400, 800, 1.0, 120) == 2  # side by side
+    assert best_columns(3, 1440, 900, 1.0, 120) == 3
+    assert best_columns(2, 900, 1000, 3.0, 120) == 1  # wide data in a tall window: stacked
+    assert best_columns(4, 1400, 900, 1.4, 120) == 2
+
+
+def test_side_by_side_canvases_are_not_half_empty(qtbot, registry):
+    from PySide6 import QtWidgets
+
+    from pairlab.gui.frames import data_bounds
+
+    window = make_window(qtbot, registry, ("test-shrink", "test-shrink", "test-shrink"))
+    window.resize(1440, 900)
+    qtbot.wait(300)
+    QtWidgets.QApplication.processEvents()
+    window.presentation.fit_views()
+    _, _, w, h = data_bounds(window.lab.dataset.view, margin=0.05)
+    for view in window.presentation.pane_views:
+        (x0, x1), (y0, y1) = view.canvas.layers.vb.viewRange()
+        assert (x1 - x0) < 1.4 * w and (y1 - y0) < 1.4 * h  # the data fill the canvas
+
+
+def test_drag_a_mean_and_continue_then_undo(qtbot, registry):
+    from PySide6 import QtCore
+
+    window = make_window(qtbot, registry, ("gmm",), n=60,
+                         params={0: {"n_components": 2, "tol": 0.0, "max_iter": 6}})
+    lab, pane = window.lab, window.lab.panes[0]
+    window.run_to_end()
+    assert window.wait_idle(20)
+    window.seek(3)
+    old_history, old_last = list(pane.run.history), pane.last_index
+    assert old_last > 3
+    window.set_tool("move")
+    canvas = window.presentation.pane_views[0].canvas
+    mx, my = window.presentation.pane_views[0].frame.means[0]
+    tx, ty = mx + 0.4, my - 0.3
+    viewport = canvas.viewport()
+    qtbot.mousePress(viewport, QtCore.Qt.MouseButton.LeftButton,
+                     pos=canvas.widget_pos(float(mx), float(my)))
+    qtbot.mouseMove(viewport, pos=canvas.widget_pos(tx, ty))
+    qtbot.mouseRelease(viewport, QtCore.Qt.MouseButton.LeftButton, pos=canvas.widget_pos(tx, ty))
+    assert lab.iteration == 3 and pane.last_index == 3  # the later history was dropped
+    moved = pane.run.halves[2].model["means"][0]
+    np.testing.assert_allclose(moved, [tx, ty], atol=0.05)
+    new3 = pane.run.history[3]
+    assert new3 is not old_history[3]
+    assert not np.allclose(new3.responsibilities, old_history[3].responsibilities)
+    window.step_forward()  # the run continues from the moved mean
+    assert window.wait_idle(10) and lab.iteration == 4 and pane.run.history[3] is new3
+    window.editing.undo()  # Ctrl+Z: the dropped history is back
+    assert pane.last_index == old_last and lab.iteration == 3
+    assert pane.run.history[3] is old_history[3]

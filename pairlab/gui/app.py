@@ -130,6 +130,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 ("&Edit", self.editing.menu_actions()),
                 ("&Run", [*self.transport.menu_actions(), None, self.setup.act_add_pane]),
                 ("&View", [*self.presentation.menu_actions(), self.explanation.act_panel]),
+                ("&Lessons", self.files.lesson_actions),
                 ("&Help", self.help.menu_actions())):
             menu = bar.addMenu(title)
             for action in actions:

@@ -355,6 +355,17 @@ class CanvasLayers:
         else:
             self.init_means.setVisible(False)
 
+    def preview_mean(self, k: int, x: float, y: float) -> None:
+        """Draw mean ``k`` at (x, y) while it is being dragged."""
+        frame = self.frame
+        if frame is None or frame.means is None or not 0 <= k < len(frame.means):
+            return
+        means = np.array(frame.means, dtype=float)
+        means[k] = (x, y)
+        self.means.setData(pos=means, symbol="x", size=self.style.mean_size,
+                           brush=[self._full[int(c) % _N_COLOURS] for c in frame.mean_colour],
+                           pen=pg.mkPen(_qcolor(INK), width=max(1.2, self.style.line_width * 0.8)))
+
     def set_selection(self, points: np.ndarray | None) -> None:
         """Ring the given view points (the first end of a link being drawn)."""
         if points is None or len(points) == 0:
@@ -421,6 +432,10 @@ class CanvasWidget(pg.PlotWidget):
     """
 
     clicked = QtCore.Signal(float, float, float, float, object)
+    #: a drag that :attr:`grab` accepted: ``dragged(x, y)`` while moving, ``dropped(x, y)`` at
+    #: the end (data coordinates)
+    dragged = QtCore.Signal(float, float)
+    dropped = QtCore.Signal(float, float)
 
     def __init__(self, parent=None, style: Style | None = None) -> None:
         super().__init__(parent=parent, background="w")
@@ -428,6 +443,41 @@ class CanvasWidget(pg.PlotWidget):
         self.layers.show_title = False  # the pane's header names the algorithm
         self.scene().sigMouseClicked.connect(self._on_click)
         self.setMinimumSize(220, 200)
+        #: ``grab(x, y, px, py) -> bool``: whether a left press there starts a drag (instead of
+        #: panning the view); None: never
+        self.grab = None
+        self._dragging = False
+
+    def _view_point(self, pos: QtCore.QPointF) -> tuple[float, float, float, float]:
+        vb = self.layers.vb
+        p = vb.mapSceneToView(self.mapToScene(pos.toPoint()))
+        px, py = vb.viewPixelSize()
+        return float(p.x()), float(p.y()), float(px), float(py)
+
+    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
+        if self.grab is not None and event.button() == QtCore.Qt.MouseButton.LeftButton:
+            if self.grab(*self._view_point(event.position())):
+                self._dragging = True
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:
+        if self._dragging:
+            x, y, _, _ = self._view_point(event.position())
+            self.dragged.emit(x, y)
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:
+        if self._dragging:
+            self._dragging = False
+            x, y, _, _ = self._view_point(event.position())
+            self.dropped.emit(x, y)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
 
     def _on_click(self, event) -> None:
         if event.button() != QtCore.Qt.MouseButton.LeftButton or event.double():

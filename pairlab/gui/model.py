@@ -13,6 +13,7 @@ else is called from the GUI thread, which never touches a pane's run while a wor
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -308,8 +309,9 @@ class Lab:
         from ..params import resolve_params
 
         params = dict(params or {})
-        resolve_params(cls.params, params, owner=f"algorithm {cls.name!r}")  # raises if bad
-        return params
+        resolved = resolve_params(cls.params, params, owner=f"algorithm {cls.name!r}")  # raises
+        # the validated values: a session's JSON "inf" becomes the float the forms expect
+        return {k: resolved[k] for k in params}
 
     def run_params(self, pane: Pane) -> dict[str, Any]:
         """The parameters a pane's run gets: its own plus the placed initial means."""
@@ -365,11 +367,25 @@ class Lab:
         self._undo.append(self._snapshot())
         del self._undo[:-100]
 
-    def undo(self) -> bool:
-        """Undo the last link, means or data set edit; False when there is nothing to undo."""
+    def undo(self) -> str:
+        """Undo the last edit: "setup" (links, means, data set: the runs restart), "history" (a
+        moved mean: the dropped history is back), "" when there is nothing to undo."""
         if not self._undo:
-            return False
+            return ""
         entry = self._undo.pop()
+        if entry.get("kind") == "history":
+            pane, run = entry["pane"], entry["run"]
+            if pane.run is not run:  # the run was rebuilt since: nothing to restore it into
+                return self.undo()
+            run.history[:] = entry["history"]
+            run.halves = entry["halves"]
+            run.converged = entry["converged"]
+            pane._cache.clear()
+            if entry["on_half"]:
+                self.seek_half(entry["iteration"])
+            else:
+                self.seek(entry["iteration"])
+            return "history"
         name, params, seed = entry["dataset"]
         if (name, params, seed) != (self.dataset_name, self.dataset_params, self.dataset_seed):
             self._load_dataset(name, params, seed)
@@ -378,7 +394,7 @@ class Lab:
                 pane.params = params
         self.base, self.init_means = entry["base"], entry["init_means"]
         self._constraints_changed()
-        return True
+        return "setup"
 
     def _constraints_changed(self) -> None:
         if self.dataset is None:
@@ -570,6 +586,44 @@ class Lab:
             except Exception as exc:  # a plugin's bug must not take the app down
                 if pane.run is run:
                     pane.error = describe_error(pane, exc, t)
+
+    def move_mean(self, pane: Pane, k: int, x: float, y: float) -> None:
+        """Move mean ``k`` of the pane's state on screen to view point (x, y) and continue from
+        there: the iteration on screen is made again from its first phase with the moved mean
+        (its second phase, the E-step or the assignment, runs under it) and the history after it
+        is dropped; :meth:`undo` brings the dropped history back.
+
+        Needs an algorithm that steps by halves and reads the means of the half-state
+        (``finish_step``); at iteration 0, place initial means instead.
+        """
+        run = pane.run
+        if run is None or pane.error is not None:
+            raise InvalidInputError("this pane has no run to edit")
+        t = run.index + 1 if run.on_half else run.index
+        if len(pane.algorithm.phases) != 2:
+            raise InvalidInputError(f"{pane.title} steps whole iterations only; moving a mean "
+                                    "needs an algorithm that steps by halves")
+        if t == 0:
+            raise InvalidInputError("at iteration 0 place initial means instead (tool I)")
+        if (t - 1) not in run.halves or "means" not in run.halves[t - 1].model:
+            raise InvalidInputError(f"{pane.title} has no means to move at iteration {t}")
+        assert self.view_map is not None
+        half = run.halves[t - 1]
+        means = np.array(half.model["means"], dtype=float)
+        means[k] = self.view_map.lift(np.array([[x, y]]))[0]
+        model = dict(half.model, means=means)
+        if "centers" in model and np.array_equal(half.model["centers"], half.model["means"]):
+            model["centers"] = means  # k-means keeps its centres and means as one array
+        self._undo.append({"kind": "history", "pane": pane, "run": run,
+                           "history": list(run.history), "halves": dict(run.halves),
+                           "converged": run.converged, "iteration": self.iteration,
+                           "on_half": self.on_half})
+        del self._undo[:-100]
+        run.drop_after(t - 1)
+        run.halves[t - 1] = dataclasses.replace(half, model=model)
+        run.step()  # the second phase under the moved mean (cheap: one E-step or assignment)
+        pane._cache.clear()
+        self.seek(t)
 
     def phase_shown(self) -> str:
         """Name of the phase on screen ("" on whole iterations)."""

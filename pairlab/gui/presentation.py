@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .controller import Controller, html_escape
@@ -19,6 +20,28 @@ if TYPE_CHECKING:
     from .app import MainWindow
 
 __all__ = ["Presentation"]
+
+
+#: Pixels the axes of a data canvas take (tick labels), along each direction.
+AXIS_PX = 40.0
+
+
+def best_columns(n: int, width: float, height: float, aspect: float, chrome: float) -> int:
+    """Number of columns of the grid of ``n`` panes in a ``width`` x ``height`` area that shows
+    data of ``aspect`` (width / height, equal scales) largest; ``chrome`` is the height of a
+    pane that is not canvas. Near ties (2 %) go to fewer empty cells, then to more columns."""
+    best, best_area, best_empty = 1, -1.0, n
+    for ncols in range(n, 0, -1):
+        nrows = -(-n // ncols)
+        w = width / ncols - AXIS_PX
+        h = height / nrows - chrome - AXIS_PX
+        if w <= 0 or h <= 0:
+            continue
+        shown = min(w, h * aspect) * min(h, w / aspect)  # the data's rectangle in one canvas
+        empty = ncols * nrows - n
+        if shown > best_area * 1.02 or (shown * 1.02 >= best_area and empty < best_empty):
+            best, best_area, best_empty = ncols, max(shown, best_area), empty
+    return best
 
 
 class Presentation(Controller):
@@ -38,6 +61,7 @@ class Presentation(Controller):
         self.show_changes = True
         self.show_errors = False
         self.pane_views: list[PaneView] = []
+        self.ncols = 0
         A = self.action
         self.act_export = A("Export view as PNG/SVG...", self.export_view_dialog, "Ctrl+E")
         self.act_export_gif = A("Export run as GIF...", partial(self.export_animation_dialog, "gif"),
@@ -77,6 +101,16 @@ class Presentation(Controller):
         self._region_timer.setSingleShot(True)
         self._region_timer.setInterval(150)
         self._region_timer.timeout.connect(self._cover_views)
+        self._layout_timer = QtCore.QTimer(self)  # re-fit the grid after the window resizes
+        self._layout_timer.setSingleShot(True)
+        self._layout_timer.setInterval(80)
+        self._layout_timer.timeout.connect(self.fit_layout)
+        panes_layout.parentWidget().installEventFilter(self)
+
+    def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:  # Qt's name
+        if event.type() == QtCore.QEvent.Type.Resize:
+            self._layout_timer.start()
+        return False
 
     def menu_actions(self) -> list[Any]:
         return [self.act_regions, self.act_ellipses, self.act_exemplars, self.act_links,
@@ -99,24 +133,59 @@ class Presentation(Controller):
         while len(self.pane_views) < len(self.lab.panes):
             view = PaneView(self.canvas_style)
             view.set_style(self.canvas_style)  # a pane added in presentation mode is big too
-            view.canvas.clicked.connect(self.window.editing.canvas_clicked)
+            editing = self.window.editing
+            view.canvas.clicked.connect(editing.canvas_clicked)
+            view.canvas.grab = partial(editing.grab, view)
+            view.canvas.dragged.connect(partial(editing.drag_to, view))
+            view.canvas.dropped.connect(partial(editing.drop, view))
             view.canvas.layers.vb.sigRangeChangedManually.connect(
                 partial(self._zoomed, view.canvas.layers.vb))
             view.canvas.layers.vb.sigRangeChanged.connect(self._region_timer.start)
             self.pane_views.append(view)
-        n = len(self.pane_views)
-        ncols = n if n <= 3 else (2 if n == 4 else 3)
-        for c in range(3):
-            self.panes_layout.setColumnStretch(c, 1 if c < ncols else 0)
-        for k, view in enumerate(self.pane_views):
-            self.panes_layout.addWidget(view, k // ncols, k % ncols)
+        self.ncols = 0
+        self.fit_layout()
         self.toggle_view()
         self.fit_views()
+
+    def fit_layout(self) -> None:
+        """Arrange the panes in the grid that shows the data largest (equal aspect), and give
+        each pane's canvas only the height its data can use: the objective plot gets the rest,
+        so no canvas is half empty when two or three panes stand side by side."""
+        n = len(self.pane_views)
+        if n == 0:
+            return
+        area = self.panes_layout.parentWidget()
+        width, height = max(area.width(), 200), max(area.height(), 200)
+        aspect = self._data_aspect()
+        chrome = 150.0 if self.presenting else 120.0  # header, objective plot, metrics
+        ncols = best_columns(n, width, height, aspect, chrome)
+        if ncols != self.ncols:
+            self.ncols = ncols
+            for view in self.pane_views:
+                self.panes_layout.removeWidget(view)
+            for c in range(max(n, 3)):
+                self.panes_layout.setColumnStretch(c, 1 if c < ncols else 0)
+            for k, view in enumerate(self.pane_views):
+                self.panes_layout.addWidget(view, k // ncols, k % ncols)
+        nrows = -(-n // ncols)
+        cell_w = width / ncols - 12
+        cell_h = height / nrows
+        canvas_h = int(min(cell_h - chrome, (cell_w - AXIS_PX) / aspect + AXIS_PX))
+        for view in self.pane_views:
+            view.canvas.setMaximumHeight(max(canvas_h, view.canvas.minimumHeight()))
+            view.objective.setMaximumHeight(max(int(cell_h - canvas_h - 60), 150))
+
+    def _data_aspect(self) -> float:
+        if self.lab.dataset is None:
+            return 1.0
+        _, _, w, h = data_bounds(self.lab.dataset.view, margin=0.05)
+        return float(np.clip(w / h, 0.2, 5.0)) if h > 0 else 1.0
 
     def fit_views(self) -> None:
         """Show all the data in every pane."""
         if self.lab.dataset is None:
             return
+        self.fit_layout()
         rect = data_bounds(self.lab.dataset.view, margin=0.05)
         for view in self.pane_views:
             view.canvas.layers.set_range(rect)
@@ -271,6 +340,7 @@ class Presentation(Controller):
         w.transport.set_presenting(on)
         for view in self.pane_views:
             view.set_style(self.canvas_style)
+        self.fit_layout()
         self.act_controls.setChecked(not on)
         self.toggle_dock()
         if on:
