@@ -77,6 +77,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_central()
         self._build_dock()
         self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.explanation.dock)
+        self.explanation.dock.hide()  # F3 (View menu) shows it; it must not widen a small window
         self._build_menus()
         self.sync_dataset_form()
         self.sync_panes()

@@ -153,8 +153,8 @@ class Editing(Controller):
 
     def undo(self) -> None:
         """Undo the last link, means, data set or moved-mean edit."""
-        if self.window.executor.busy:
-            return
+        if self.window.executor.busy and self.lab.undo_kind == "history":
+            return  # a worker may own that run: undo once it is idle
         before = (self.lab.dataset_name, self.lab.dataset_params, self.lab.dataset_seed)
         what = self.lab.undo()
         if what == "history":

@@ -367,6 +367,11 @@ class Lab:
         self._undo.append(self._snapshot())
         del self._undo[:-100]
 
+    @property
+    def undo_kind(self) -> str:
+        """What :meth:`undo` would undo: "setup", "history" or "" (nothing)."""
+        return "" if not self._undo else self._undo[-1].get("kind", "setup")
+
     def undo(self) -> str:
         """Undo the last edit: "setup" (links, means, data set: the runs restart), "history" (a
         moved mean: the dropped history is back), "" when there is nothing to undo."""
