@@ -96,15 +96,18 @@ class Transport(Controller):
         self.slider.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
         self.slider.setMinimumWidth(60)
         self.slider.valueChanged.connect(self._slider_moved)
-        row.addWidget(self.slider, 1)
+        row.addWidget(self.slider, 2)
         self.iteration_label = QtWidgets.QLabel("iteration 0")
-        self.iteration_label.setMinimumWidth(120)
-        row.addWidget(self.iteration_label)
-        row.addWidget(QtWidgets.QLabel("speed"))
-        self.speed = QtWidgets.QSpinBox()
+        self.iteration_label.setMinimumWidth(100)
+        # a long label ("iteration 12 / 40+ · M-step") takes free room, never widens the window
+        self.iteration_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                           QtWidgets.QSizePolicy.Policy.Preferred)
+        row.addWidget(self.iteration_label, 1)
+        self.speed = QtWidgets.QSpinBox()  # no "speed" label: the row must fit 540 px
         self.speed.setRange(1, 30)
         self.speed.setValue(4)
         self.speed.setSuffix(" it/s")
+        self.speed.setToolTip("Animation speed, iterations per second (+ / -)")
         self.speed.setFocusPolicy(QtCore.Qt.FocusPolicy.ClickFocus)
         self.speed.valueChanged.connect(self._speed_changed)
         row.addWidget(self.speed)
@@ -123,7 +126,7 @@ class Transport(Controller):
     def _half_button(self, action: Any, text: str) -> QtWidgets.QToolButton:
         button = tool_button(action, text)
         button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextOnly)
-        button.setMinimumWidth(34)
+        button.setMinimumWidth(26)
         self.half_buttons.append(button)
         return button
 
@@ -219,6 +222,7 @@ class Transport(Controller):
         self.window.executor.submit(work, label=label or "computing", on_done=done,
                                     on_error=partial(done, None))
         if t is None or t > lab.iteration + 1:  # more than one step: show progress on the way
+            self._live_shown: tuple[int, ...] = ()
             self._live_timer.start()
         return True
 
@@ -226,6 +230,10 @@ class Transport(Controller):
         if not self.window.executor.busy:
             self._live_timer.stop()
             return
+        newest = tuple(p.last_index for p in self.lab.panes)
+        if newest == self._live_shown:
+            return  # nothing new since the last look: no redraw
+        self._live_shown = newest
         self.window.presentation.draw(latest=True)
         newest = max((p.last_index for p in self.lab.panes), default=0)
         self.iteration_label.setText(f"computing... {newest}")
