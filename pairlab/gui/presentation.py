@@ -171,9 +171,14 @@ class Presentation(Controller):
         cell_w = width / ncols - 12
         cell_h = height / nrows
         canvas_h = int(min(cell_h - chrome, (cell_w - AXIS_PX) / aspect + AXIS_PX))
+        capped = canvas_h < cell_h - chrome - 1
         for view in self.pane_views:
             view.canvas.setMaximumHeight(max(canvas_h, view.canvas.minimumHeight()))
-            view.objective.setMaximumHeight(max(int(cell_h - canvas_h - 60), 150))
+            layout = view.layout()
+            layout.setStretch(layout.count() - 1, 1 if capped else 0)  # spare room at the bottom
+            # the objective plot may take some of the room the data cannot use, not all of it
+            view.objective.setMaximumHeight(int(max(min(cell_h - canvas_h - 60, 0.3 * cell_h),
+                                                    150)))
 
     def _data_aspect(self) -> float:
         if self.lab.dataset is None:

@@ -96,7 +96,7 @@ class Transport(Controller):
         self.slider.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
         self.slider.setMinimumWidth(60)
         self.slider.valueChanged.connect(self._slider_moved)
-        row.addWidget(self.slider, 2)
+        row.addWidget(self.slider, 1)
         self.iteration_label = QtWidgets.QLabel("iteration 0")
         self.iteration_label.setMinimumWidth(100)
         # a long label ("iteration 12 / 40+ · M-step") takes free room, never widens the window
@@ -154,6 +154,8 @@ class Transport(Controller):
         shown = min(lab.iteration, top)
         finished = all(p.finished for p in lab.panes)
         phase = lab.phase_shown() if lab.on_half else ""
+        if phase:  # the half-step before an iteration not stored yet as a whole
+            shown = lab.iteration
         self.iteration_label.setText(f"iteration {shown} / {top}" + ("" if finished else "+")
                                      + (f" · {phase}" if phase else ""))
         self.act_back.setEnabled(shown > 0 or lab.on_half)

@@ -266,6 +266,7 @@ class PaneView(QtWidgets.QFrame):
         self.metrics.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.metrics.setWordWrap(True)
         layout.addWidget(self.metrics)
+        layout.addStretch(0)  # takes the room a height-capped canvas leaves (Presentation)
         self.frame: Frame | None = None
 
     def set_style(self, style: Style) -> None:
