@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["LIVE_INTERVAL_MS", "Transport"]
 
 #: While computing many iterations ("Run to end"), the newest state is drawn this often.
-LIVE_INTERVAL_MS = 300
+LIVE_INTERVAL_MS = 500
 
 
 class Transport(Controller):
