@@ -23,6 +23,7 @@ __all__ = [
     "Metric",
     "accuracy",
     "adjusted_rand",
+    "class_matching",
     "constraint_satisfaction",
     "modified_rand",
     "nmi",
@@ -87,6 +88,22 @@ def accuracy(y_true: np.ndarray, labels: np.ndarray) -> float:
     t = contingency(y_true, labels)
     rows, cols = linear_sum_assignment(-t)
     return float(t[rows, cols].sum() / t.sum())
+
+
+def class_matching(y: np.ndarray, labels: np.ndarray, n_labels: int) -> np.ndarray:
+    """The true class each label value ``0 .. n_labels-1`` stands for: the best one-to-one
+    matching (Hungarian algorithm) of labels to classes; labels left over get the indices after
+    the classes, in order. Used to draw every cluster in its class's colour."""
+    classes, yi = np.unique(y, return_inverse=True)
+    n_classes = classes.size
+    table = np.zeros((n_classes, n_labels))
+    np.add.at(table, (yi, labels), 1.0)
+    rows, cols = linear_sum_assignment(-table)
+    out = np.full(n_labels, -1, dtype=np.int64)
+    out[cols] = rows
+    spare = np.flatnonzero(out < 0)
+    out[spare] = n_classes + np.arange(spare.size)
+    return out
 
 
 def rand(y_true: np.ndarray, labels: np.ndarray) -> float:

@@ -440,8 +440,13 @@ class MixtureAlgorithm(Algorithm):
                      phase=self.phases[0])
 
     def finish_step(self, half: State) -> State:
-        """The E-step under the parameters :meth:`half_step` chose."""
-        return self.state_from_parameters(half.iteration, half.extras["parameters"],
+        """The E-step under the parameters :meth:`half_step` chose; means moved by hand in the
+        half-state's model (the teaching app's drag) are the ones used."""
+        parameters = tuple(half.extras["parameters"])
+        means = half.model.get("means")
+        if means is not None and means is not parameters[1]:
+            parameters = (parameters[0], np.asarray(means, dtype=float), *parameters[2:])
+        return self.state_from_parameters(half.iteration, parameters,
                                           half.extras["previous_extras"])
 
     def state_from_parameters(self, iteration: int, parameters: tuple[np.ndarray, ...],

@@ -278,6 +278,7 @@ def test_autosave_writes_and_offers_restore(qtbot, registry, tmp_path):
     restored = MainWindow(default_lab(registry), offer_restore=True)
     qtbot.addWidget(restored)
     assert "ended unexpectedly" in restored.banner.text()
+    restored.banner.answer("restore")  # dismissed: the new session may take the autosave over
     restored.close()  # a clean exit is recorded
     assert json.loads(path.read_text())["clean_exit"] is True
 

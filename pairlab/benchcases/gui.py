@@ -67,6 +67,31 @@ def _frame(n: int, links: int):
     return frame
 
 
+def _objective_case() -> BenchCase:
+    """One frame of a pane's objective plot: the cursor moves to another stored iteration (the
+    curve is unchanged) and the plot is painted. Issue 20: must not re-lay out its axes."""
+    import numpy as np
+
+    from pairlab.gui.canvas import ObjectivePlot
+    from pairlab.render import ensure_app
+
+    ensure_app()
+    plot = ObjectivePlot()
+    plot.resize(480, 150)
+    plot.show()
+    _KEEP.append(plot)
+    values = -500.0 + 400.0 * (1.0 - np.exp(-np.arange(40) / 3.0))  # an EM curve: steep, then flat
+    iterations = itertools.cycle(range(values.size))
+    plot.show_values(values, 0, "log-likelihood")
+
+    def frame() -> None:
+        plot.show_values(values, next(iterations), "log-likelihood")
+        plot.grab()  # paint the whole plot now (axes from their cache unless re-laid out)
+
+    return BenchCase("gui-objective-frame", frame, _budget, "30 fps frame budget (33.3 ms)", 40,
+                     1, 1, 0, goal=0.1, group="gui")
+
+
 def cases(quick: bool) -> list[BenchCase]:
     sizes = [(1000, 1.0), (5000, 1.0)] if quick else [(1000, 1.0), (5000, 1.0), (20000, None)]
-    return [_frame_case(n, goal) for n, goal in sizes]
+    return [_objective_case(), *(_frame_case(n, goal) for n, goal in sizes)]

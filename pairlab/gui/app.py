@@ -10,7 +10,8 @@ build and fans :meth:`MainWindow.refresh` out to them:
 * :class:`~pairlab.gui.files.Files`: sessions, file dialogs and the autosave;
 * :class:`~pairlab.gui.presentation.Presentation`: the panes' views, display options,
   presentation mode and export;
-* :class:`~pairlab.gui.help_menu.HelpMenu`: shortcuts, algorithms and plugin report.
+* :class:`~pairlab.gui.help_menu.HelpMenu`: shortcuts, algorithms and plugin report;
+* :class:`~pairlab.gui.explain_panel.ExplanationPanel`: the numbers behind the selected point.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..errors import PairlabError
 from .controller import html_escape
 from .editing import Editing
+from .explain_panel import ExplanationPanel
 from .files import Files
 from .help_menu import HelpMenu
 from .model import Lab, default_lab
@@ -43,7 +45,8 @@ class MainWindow(QtWidgets.QMainWindow):
     :meth:`step_back`, :meth:`reset`, :meth:`seek`, :meth:`run_to_end`, :meth:`play_to`,
     :meth:`set_tool`, :meth:`save_session`, :meth:`open_session`, :meth:`export_view`,
     :meth:`export_animation`, :meth:`wait_idle`; everything else through the controllers
-    (``window.transport``, ``.editing``, ``.setup``, ``.files``, ``.presentation``, ``.help``).
+    (``window.transport``, ``.editing``, ``.setup``, ``.files``, ``.presentation``, ``.help``,
+    ``.explanation``).
     """
 
     ERROR = object()  # what :meth:`guard` returns when the call failed
@@ -70,8 +73,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.presentation = Presentation(self, panes_layout)
         self.setup = SetupControls(self)
         self.help = HelpMenu(self)
+        self.explanation = ExplanationPanel(self)
         self._build_central()
         self._build_dock()
+        self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.explanation.dock)
+        self.explanation.dock.hide()  # F3 (View menu) shows it; it must not widen a small window
         self._build_menus()
         self.sync_dataset_form()
         self.sync_panes()
@@ -82,7 +88,8 @@ class MainWindow(QtWidgets.QMainWindow):
             names = ", ".join(p.name for p in failures)
             self.banner.show_message(
                 f"{len(failures)} plugin(s) failed to load ({html_escape(names)}); everything else "
-                "works. Help > Plugins shows why.", "info", [("Show", self.help.show_plugins)])
+                "works. Help > Plugins shows why.", "info", [("Show", self.help.show_plugins)],
+                source="plugins")
         if offer_restore:
             self.files.offer_restore()
 
@@ -96,6 +103,8 @@ class MainWindow(QtWidgets.QMainWindow):
         layout.addWidget(self.transport.bar)
         self.setCentralWidget(central)
         self.status = self.statusBar()
+        self.status.addPermanentWidget(self.transport.progress)
+        self.status.addPermanentWidget(self.transport.cancel_button)
 
     def _build_dock(self) -> None:
         self.dock = QtWidgets.QDockWidget("Controls", self)
@@ -121,7 +130,8 @@ class MainWindow(QtWidgets.QMainWindow):
                            None, self.files.act_quit]),
                 ("&Edit", self.editing.menu_actions()),
                 ("&Run", [*self.transport.menu_actions(), None, self.setup.act_add_pane]),
-                ("&View", self.presentation.menu_actions()),
+                ("&View", [*self.presentation.menu_actions(), self.explanation.act_panel]),
+                ("&Lessons", self.files.lesson_actions),
                 ("&Help", self.help.menu_actions())):
             menu = bar.addMenu(title)
             for action in actions:
@@ -134,6 +144,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         self.presentation.draw()
         self.update_controls()
+        self.explanation.update()
         self.files.schedule_autosave()
 
     def update_controls(self) -> None:
@@ -151,6 +162,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def setup_changed(self) -> None:
         """Data, links, means, seed or panes changed: runs restart from iteration 0."""
+        self.banner.clear("edit")  # an edit went through: the last refused one is history
         self.transport.pause()
         self.transport.rebuild()
         self.files.schedule_autosave()
@@ -160,17 +172,20 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             return fn(*args)
         except PairlabError as exc:
-            self.banner.show_message(html_escape(str(exc)))
+            self.banner.show_message(html_escape(str(exc)), source="edit")
             return self.ERROR
 
     def report_errors(self) -> None:
-        """Announce the panes' new errors in the banner (once each) and pause."""
+        """Keep the banner in step with the panes' errors: new ones pause the animation and are
+        announced; the message goes once no pane has an error."""
         errors = [p.error for p in self.lab.panes if p.error]
         new = [e for e in errors if e not in self._known_errors]
         self._known_errors = set(errors)
-        if new:
+        if not errors:
+            self.banner.clear("panes")
+        elif new:
             self.transport.pause()
-            self.banner.show_message("<br>".join(html_escape(e) for e in new))
+            self.banner.show_message("<br>".join(html_escape(e) for e in errors), source="panes")
             self.status.showMessage(new[-1], 10000)
 
     def forget_errors(self) -> None:
@@ -217,9 +232,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def export_view(self, path: str | os.PathLike[str], scale: float = 1.0) -> Any:
         return self.presentation.export_view(path, scale)
 
-    def export_animation(self, path: str | os.PathLike[str], kind: str = "gif") -> Path | None:
-        """Compute every pane to its end, then write all iterations as a GIF or PNG frames."""
-        return self.presentation.export_animation(path, kind)
+    def export_animation(self, path: str | os.PathLike[str], kind: str = "gif",
+                         halves: bool = False) -> Path | None:
+        """Compute every pane to its end, then write all iterations (``halves``: and the
+        half-steps between them) as a GIF or PNG frames."""
+        return self.presentation.export_animation(path, kind, halves)
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Process events until no background work is left (for scripts and tests)."""

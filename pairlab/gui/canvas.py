@@ -76,6 +76,9 @@ class CanvasLayers:
         self.show_regions = True
         self.show_ellipses = True
         self.show_exemplars = True
+        self.show_links = True
+        self.show_changes = True  # ring points whose label changed since the previous state
+        self.show_errors = False  # mark points drawn in another class than their true one
         self.show_title = True
         self.fast_styles = True
         # ViewBox paints an invisible border path that pyqtgraph's SVG exporter cannot parse
@@ -114,9 +117,13 @@ class CanvasLayers:
         self.init_means.setZValue(11)
         self.selection = pg.ScatterPlotItem(pxMode=True)
         self.selection.setZValue(12)
+        self.changed = pg.ScatterPlotItem(pxMode=True)
+        self.changed.setZValue(2)
+        self.wrong = pg.ScatterPlotItem(pxMode=True)
+        self.wrong.setZValue(3)
         for item in (self.exemplar_lines, *self.links.values(), self.scatter,
                      self.violations, self.exemplar_marks, self.means, self.centers,
-                     self.init_means, self.selection):
+                     self.init_means, self.selection, self.changed, self.wrong):
             plot.addItem(item)
         self.vb.addItem(self.regions, ignoreBounds=True)  # the background never widens the view
         for item in self.links.values():
@@ -129,6 +136,7 @@ class CanvasLayers:
         self.message.setParentItem(self.vb)
         self.vb.sigResized.connect(self._place_message)
         self.legend: pg.LegendItem | None = None
+        self._legend_classes = 0  # true classes listed in the legend
         self.frame: Frame | None = None
         self._shown_regions: object = None
         self._shown_links: dict[str, np.ndarray] = {}
@@ -166,7 +174,7 @@ class CanvasLayers:
             if self.legend.scene() is not None:
                 self.legend.scene().removeItem(self.legend)
             self.legend = None
-            self.add_legend().setVisible(visible)
+            self.add_legend(classes=self._legend_classes).setVisible(visible)
         if self.frame is not None:
             self._xy = None
             self.show(self.frame)
@@ -191,6 +199,9 @@ class CanvasLayers:
         self._show_links(frame)
         self._show_ellipses(frame)
         self._show_model_points(frame)
+        self._show_marks(frame)
+        if self.legend is not None and frame.n_true_classes != self._legend_classes:
+            self._rebuild_legend(frame.n_true_classes)
         self.info.setText(frame.info)
         self.message.setText(frame.message or "")
         self.message.setVisible(bool(frame.message))
@@ -245,10 +256,32 @@ class CanvasLayers:
         self.regions.setRect(QtCore.QRectF(*r.rect))
         self.regions.setVisible(True)
 
+    def _show_marks(self, frame: Frame) -> None:
+        """Rings around points whose label just changed; crosses on points against the truth."""
+        s = self.style
+        for item, mask, on, kwargs in (
+            (self.changed, frame.changed, self.show_changes,
+             {"symbol": "o", "size": s.point_size * 1.9, "brush": pg.mkBrush(0, 0, 0, 0),
+              "pen": _pen(INK, max(1.2, s.line_width * 0.8))}),
+            (self.wrong, frame.wrong, self.show_errors,
+             {"symbol": "x", "size": s.point_size * 0.9, "brush": pg.mkBrush(_qcolor(INK)),
+              "pen": pg.mkPen(None)}),
+        ):
+            if not on or mask is None or not mask.any():
+                item.setVisible(False)
+                continue
+            item.setData(pos=frame.xy[mask], **kwargs)
+            item.setVisible(True)
+
     def _show_links(self, frame: Frame) -> None:
+        for item in (*self.links.values(), self.violations):
+            item.setVisible(self.show_links)
+        if not self.show_links:
+            return
         for key, segs in (("must", frame.must_link), ("cannot", frame.cannot_link)):
             item = self.links[key]
             if np.array_equal(segs, self._shown_links.get(key)):
+                item.setVisible(len(segs) > 0)
                 continue
             self._shown_links[key] = segs
             if len(segs):
@@ -322,6 +355,17 @@ class CanvasLayers:
         else:
             self.init_means.setVisible(False)
 
+    def preview_mean(self, k: int, x: float, y: float) -> None:
+        """Draw mean ``k`` at (x, y) while it is being dragged."""
+        frame = self.frame
+        if frame is None or frame.means is None or not 0 <= k < len(frame.means):
+            return
+        means = np.array(frame.means, dtype=float)
+        means[k] = (x, y)
+        self.means.setData(pos=means, symbol="x", size=self.style.mean_size,
+                           brush=[self._full[int(c) % _N_COLOURS] for c in frame.mean_colour],
+                           pen=pg.mkPen(_qcolor(INK), width=max(1.2, self.style.line_width * 0.8)))
+
     def set_selection(self, points: np.ndarray | None) -> None:
         """Ring the given view points (the first end of a link being drawn)."""
         if points is None or len(points) == 0:
@@ -343,11 +387,20 @@ class CanvasLayers:
         x0, y0, w, h = rect
         self.vb.setRange(xRange=(x0, x0 + w), yRange=(y0, y0 + h), padding=0)
 
-    def add_legend(self, offset: tuple[float, float] | None = None) -> pg.LegendItem:
-        """A key to the symbols: must-link, cannot-link, violated link, mean (top right, below
-        the info line by default)."""
+    def _rebuild_legend(self, classes: int) -> None:
+        visible = self.legend is not None and self.legend.isVisible()
+        if self.legend is not None and self.legend.scene() is not None:
+            self.legend.scene().removeItem(self.legend)
+        self.legend = None
+        self.add_legend(classes=classes).setVisible(visible)
+
+    def add_legend(self, offset: tuple[float, float] | None = None, *,
+                   classes: int = 0) -> pg.LegendItem:
+        """A key to the symbols: each true class (when colours follow the truth), must-link,
+        cannot-link, violated link, mean (top right, below the info line by default)."""
         if self.legend is not None:
             return self.legend
+        self._legend_classes = classes
         s = self.style
         if offset is None:
             offset = (-8, 8 + 2.2 * s.font_size * 96 / 72)
@@ -355,6 +408,10 @@ class CanvasLayers:
                                brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen(GREY),
                                labelTextColor=_qcolor(INK))
         legend.setParentItem(self.vb)
+        for k in range(classes):
+            legend.addItem(pg.ScatterPlotItem(symbol=SYMBOLS[k % len(SYMBOLS)], size=11,
+                                              brush=self._full[k % _N_COLOURS],
+                                              pen=pg.mkPen(255, 255, 255, 170)), f"class {k}")
         legend.addItem(pg.PlotDataItem(pen=_pen(INK, s.link_width)), "must-link")
         dashed = _pen(INK, s.link_width, style=QtCore.Qt.PenStyle.CustomDashLine)
         dashed.setDashPattern([2.5, 2.0])  # a short sample must still look dashed at any width
@@ -375,6 +432,10 @@ class CanvasWidget(pg.PlotWidget):
     """
 
     clicked = QtCore.Signal(float, float, float, float, object)
+    #: a drag that :attr:`grab` accepted: ``dragged(x, y)`` while moving, ``dropped(x, y)`` at
+    #: the end (data coordinates)
+    dragged = QtCore.Signal(float, float)
+    dropped = QtCore.Signal(float, float)
 
     def __init__(self, parent=None, style: Style | None = None) -> None:
         super().__init__(parent=parent, background="w")
@@ -382,6 +443,41 @@ class CanvasWidget(pg.PlotWidget):
         self.layers.show_title = False  # the pane's header names the algorithm
         self.scene().sigMouseClicked.connect(self._on_click)
         self.setMinimumSize(220, 200)
+        #: ``grab(x, y, px, py) -> bool``: whether a left press there starts a drag (instead of
+        #: panning the view); None: never
+        self.grab = None
+        self._dragging = False
+
+    def _view_point(self, pos: QtCore.QPointF) -> tuple[float, float, float, float]:
+        vb = self.layers.vb
+        p = vb.mapSceneToView(self.mapToScene(pos.toPoint()))
+        px, py = vb.viewPixelSize()
+        return float(p.x()), float(p.y()), float(px), float(py)
+
+    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
+        if self.grab is not None and event.button() == QtCore.Qt.MouseButton.LeftButton:
+            if self.grab(*self._view_point(event.position())):
+                self._dragging = True
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QtGui.QMouseEvent) -> None:
+        if self._dragging:
+            x, y, _, _ = self._view_point(event.position())
+            self.dragged.emit(x, y)
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:
+        if self._dragging:
+            self._dragging = False
+            x, y, _, _ = self._view_point(event.position())
+            self.dropped.emit(x, y)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
 
     def _on_click(self, event) -> None:
         if event.button() != QtCore.Qt.MouseButton.LeftButton or event.double():
@@ -419,7 +515,14 @@ class _IterationAxis(pg.AxisItem):
 
 
 class ObjectivePlot(pg.PlotWidget):
-    """The objective of every stored state against iteration, with the current one marked."""
+    """The objective of every stored state against iteration, with the current one marked.
+
+    The axes' ranges are set here, only when the curve (or the zoom) changes: moving the cursor
+    to another iteration repaints the marker and the cursor line but never re-lays out the axes
+    (with auto-range on, every marker move re-computed the range and repainted the tick labels,
+    about 8 ms a frame). ``skip_first`` fits the y axis to iterations 1.. (iteration 0 of an EM
+    run is far below the rest and flattens the curve).
+    """
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent=parent, background="w",
@@ -427,24 +530,45 @@ class ObjectivePlot(pg.PlotWidget):
         plot = self.getPlotItem()
         plot.hideButtons()
         plot.setMenuEnabled(False)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.disableAutoRange()
         plot.showGrid(x=True, y=True, alpha=0.15)
         plot.getAxis("left").enableAutoSIPrefix(False)
         self.curve = plot.plot(pen=_pen((0, 114, 178), 1.8))
         self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(213, 94, 0),
                                          pen=pg.mkPen(_qcolor(INK)))
-        plot.addItem(self.marker)
+        plot.addItem(self.marker, ignoreBounds=True)
         self.cursor = pg.InfiniteLine(angle=90, pen=_pen(GREY, 1))
-        plot.addItem(self.cursor)
+        plot.addItem(self.cursor, ignoreBounds=True)
         plot.setLabel("bottom", "iteration")
         for name in ("left", "bottom"):
             plot.getAxis(name).setPen(_pen(GREY, 1))
             plot.getAxis(name).setTextPen(_pen((90, 90, 90), 1))
             _cache_axis(plot.getAxis(name))
         self.setMinimumHeight(90)
+        self.skip_first = True
+        self.label_cap = 11  # largest axis-label font (points)
         self._values: np.ndarray | None = None
         self._label: tuple[str, int, int] | None = None
 
-    def show_values(self, values: np.ndarray, index: int, name: str, font_size: int = 9) -> None:
+    def set_skip_first(self, on: bool) -> None:
+        self.skip_first = bool(on)
+        if self._values is not None:
+            self._fit(self._values)
+
+    def _fit(self, values: np.ndarray) -> None:
+        """Set both ranges for the curve ``values`` (once per change of curve or zoom)."""
+        plot = self.getPlotItem()
+        # iterations from 0 to the last stored one (at least 0..1, never "x0.001" around 0)
+        plot.setXRange(0, max(values.size - 1, 1), padding=0.03)
+        first = 1 if self.skip_first and values.size >= 3 else 0
+        shown = values[first:]
+        shown = shown[np.isfinite(shown)]
+        lo, hi = float(shown.min()), float(shown.max())
+        pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.01, 1e-3)
+        plot.setYRange(lo - pad, hi + pad, padding=0)
+
+    def show_values(self, values: np.ndarray, index: float, name: str, font_size: int = 9) -> None:
         values = np.asarray(values, dtype=float)
         plot = self.getPlotItem()
         finite = np.isfinite(values)
@@ -461,11 +585,9 @@ class ObjectivePlot(pg.PlotWidget):
         if not np.array_equal(values, self._values, equal_nan=True):
             x = np.arange(values.size)
             self.curve.setData(x[finite], values[finite])
-            # iterations from 0 to the last stored one (at least 0..1, never "x0.001" around 0)
-            plot.setXRange(0, max(values.size - 1, 1), padding=0.03)
-            plot.enableAutoRange(axis="y")
             self._values = values
-        font_size = min(font_size, 11)  # long objective names must fit beside a short plot
+            self._fit(values)
+        font_size = min(font_size, self.label_cap)  # long names must fit beside a short plot
         room = max(self.height() - 45, 40)  # pixels along the rotated axis label
         if (name, font_size, room) != self._label:
             font = QtGui.QFont()
@@ -475,8 +597,9 @@ class ObjectivePlot(pg.PlotWidget):
             plot.setLabel("left", short, **{"font-size": f"{font_size}pt"})
             self.setToolTip(name)
             self._label = (name, font_size, room)
-        if 0 <= index < values.size and finite[index]:
-            self.marker.setData([index], [values[index]])
+        whole = float(index).is_integer()  # a half-step sits between two iterations
+        if whole and 0 <= index < values.size and finite[int(index)]:
+            self.marker.setData([index], [values[int(index)]])
         else:
             self.marker.setData([], [])
         self.cursor.setValue(index)
@@ -489,6 +612,7 @@ class ObjectivePlot(pg.PlotWidget):
         for name in ("left", "bottom"):
             plot.getAxis(name).setStyle(tickFont=font)
         plot.setLabel("bottom", "iteration", **{"font-size": f"{points}pt"})
+        self.label_cap = points + 2
         self._label = None
 
     def clear_values(self) -> None:

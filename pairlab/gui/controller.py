@@ -55,9 +55,15 @@ class Controller(QtCore.QObject):
 
 
 def tool_button(action: QtGui.QAction, text: str) -> QtWidgets.QToolButton:
-    """A button for ``action`` that never takes the keyboard focus from the window."""
+    """A button for ``action`` that never takes the keyboard focus from the window.
+
+    ``text`` (e.g. "Select (S)", with its key hint) becomes the action's icon text, which a tool
+    button shows again whenever the action changes (``setText`` on the button would be lost at
+    the first ``setEnabled``).
+    """
+    if text != action.text():
+        action.setIconText(text)
     button = QtWidgets.QToolButton()
     button.setDefaultAction(action)
-    button.setText(text)
     button.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
     return button

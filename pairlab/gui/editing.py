@@ -8,19 +8,21 @@ from typing import TYPE_CHECKING, Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .controller import Controller, tool_button
+from .frames import nearest_point
 
 if TYPE_CHECKING:
     from .app import MainWindow
 
 __all__ = ["HIT_RADIUS", "TOOLS", "Editing"]
 
-TOOLS = ("select", "must", "cannot", "delete", "means")
+TOOLS = ("select", "must", "cannot", "delete", "means", "move")
 _TOOL_HINTS = {
-    "select": "Select: click a point to see its class, label and soft label.",
+    "select": "Select: click a point to see its class, label and the numbers behind it (F3).",
     "must": "Must-link tool: click two points that belong together.",
     "cannot": "Cannot-link tool: click two points that belong apart.",
     "delete": "Delete tool: click a link to remove it.",
     "means": "Initial means: click where each starting mean goes.",
+    "move": "Move a mean: drag a mean (×) and the run continues from there (Ctrl+Z undoes).",
 }
 HIT_RADIUS = 12.0  # pixels
 
@@ -31,14 +33,17 @@ class Editing(Controller):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.tool = "select"
-        self.pending_point: int | None = None
+        self.pending_point: int | None = None  # first end of a link being drawn
+        self.selected_point: int | None = None  # the point the explanation panel explains
+        self._drag: tuple[int, int] | None = None  # (pane, mean) being dragged
         A = self.action
         Key = QtGui.QKeySequence.StandardKey
         self.tool_actions: dict[str, QtGui.QAction] = {}
         group = QtGui.QActionGroup(self)
         for name, text, key in (("select", "Select", "S"), ("must", "Must-link", "M"),
                                 ("cannot", "Cannot-link", "C"), ("delete", "Delete link", "D"),
-                                ("means", "Place initial means", "I")):
+                                ("means", "Place initial means", "I"),
+                                ("move", "Move a mean", "G")):
             act = A(text, partial(self.set_tool, name), key, checkable=True, tip=_TOOL_HINTS[name])
             group.addAction(act)
             self.tool_actions[name] = act
@@ -46,7 +51,7 @@ class Editing(Controller):
                             tip="Draw links from the ground truth")
         self.act_clear = A("Clear links", self.clear_links, "Ctrl+Shift+Backspace")
         self.act_clear_means = A("Clear initial means", self.clear_means)
-        self.act_undo = A("Undo link edit", self.undo, Key.Undo)
+        self.act_undo = A("Undo", self.undo, Key.Undo, tip="Undo the last link, means or data edit")
         self.box = self._build_box()
 
     def menu_actions(self) -> list[Any]:
@@ -59,7 +64,8 @@ class Editing(Controller):
         tools = QtWidgets.QGridLayout()
         for k, (name, text) in enumerate((("select", "Select (S)"), ("must", "Must-link (M)"),
                                           ("cannot", "Cannot-link (C)"),
-                                          ("delete", "Delete (D)"), ("means", "Means (I)"))):
+                                          ("delete", "Delete (D)"), ("means", "Means (I)"),
+                                          ("move", "Move mean (G)"))):
             button = tool_button(self.tool_actions[name], text)
             button.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding,
                                  QtWidgets.QSizePolicy.Policy.Fixed)
@@ -146,8 +152,21 @@ class Editing(Controller):
         self.window.setup_changed()
 
     def undo(self) -> None:
-        if self.lab.undo():
-            self.window.setup_changed()
+        """Undo the last link, means, data set or moved-mean edit."""
+        if self.window.executor.busy and self.lab.undo_kind == "history":
+            return  # a worker may own that run: undo once it is idle
+        before = (self.lab.dataset_name, self.lab.dataset_params, self.lab.dataset_seed)
+        what = self.lab.undo()
+        if what == "history":
+            self.window.status.showMessage("The mean is back, with the history after it.", 5000)
+            self.window.refresh()
+        elif what:
+            w = self.window
+            if (self.lab.dataset_name, self.lab.dataset_params, self.lab.dataset_seed) != before:
+                w.sync_dataset_form()
+                w.setup.sync_configs()
+                w.presentation.fit_views()
+            w.setup_changed()
         else:
             self.window.status.showMessage("Nothing to undo.", 3000)
 
@@ -183,6 +202,39 @@ class Editing(Controller):
                   else QtCore.Qt.CursorShape.CrossCursor)
         for view in self.window.presentation.pane_views:
             view.canvas.viewport().setCursor(cursor)
+
+    # == dragging a mean ========================================================================
+    def grab(self, view: Any, x: float, y: float, px: float, py: float) -> bool:
+        """A press on a pane: start dragging the mean under it (Move tool only)."""
+        if self.tool != "move" or self.window.executor.busy or view.frame is None:
+            return False
+        means = view.frame.means
+        k = None if means is None else nearest_point(means, x, y, px, py, HIT_RADIUS)
+        if k is None:
+            self.window.status.showMessage("Press on a mean (×) to drag it.", 3000)
+            return False
+        self._drag = (self.window.presentation.pane_views.index(view), k)
+        return True
+
+    def drag_to(self, view: Any, x: float, y: float) -> None:
+        if self._drag is not None:
+            view.canvas.layers.preview_mean(self._drag[1], x, y)
+
+    def drop(self, view: Any, x: float, y: float) -> None:
+        """Move the dragged mean there and continue the run from it."""
+        if self._drag is None:
+            return
+        index, k = self._drag
+        self._drag = None
+        w = self.window
+        pane = self.lab.panes[index]
+        before = pane.last_index
+        if w.guard(self.lab.move_mean, pane, k, x, y) is not w.ERROR:
+            dropped = before - self.lab.iteration
+            w.status.showMessage(f"Moved mean {k} of {pane.title}; iteration {self.lab.iteration} "
+                                 f"recomputed from it ({max(dropped, 0)} later iteration(s) "
+                                 "dropped; Ctrl+Z brings them back).", 8000)
+        w.refresh()
 
     def drop_pending(self) -> None:
         """Esc: forget the first point of a half-drawn link."""
@@ -229,8 +281,10 @@ class Editing(Controller):
             self.window.setup_changed()
         else:
             i = lab.point_at(x, y, px, py, HIT_RADIUS)
+            self.selected_point = i
             if i is not None:
                 status.showMessage(self.describe_point(i), 8000)
+            self.window.refresh()
 
     def describe_point(self, i: int) -> str:
         lab = self.lab

@@ -17,9 +17,11 @@ from .palette import Style
 __all__ = ["export_animation", "export_view", "lab_frames"]
 
 
-def lab_frames(lab: Lab, t: int | None = None, *, regions: bool = True) -> list[Frame]:
-    """One frame per pane at iteration ``t`` (default: what is on screen)."""
-    return [lab.frame(pane, t, regions=regions) for pane in lab.panes]
+def lab_frames(lab: Lab, t: int | None = None, *, regions: bool = True,
+               half: bool = False) -> list[Frame]:
+    """One frame per pane at iteration ``t`` (default: what is on screen; ``half``: the
+    half-step before ``t``)."""
+    return [lab.frame(pane, t, regions=regions, half=half) for pane in lab.panes]
 
 
 def _ncols(n: int) -> int:
@@ -43,9 +45,11 @@ def export_animation(lab: Lab, path: str | os.PathLike[str], *, kind: str = "gif
                      view_range: tuple[float, float, float, float] | None = None,
                      panel_size: tuple[int, int] = (480, 430),
                      progress: Callable[[int, int], None] | None = None,
-                     cancelled: Callable[[], bool] = lambda: False) -> Path:
+                     cancelled: Callable[[], bool] = lambda: False,
+                     halves: bool = False) -> Path:
     """Every stored iteration, 0 .. ``lab.max_index``, as a GIF (``kind="gif"``) or as PNG files
-    ``frame_0000.png ...`` in the folder ``path`` (``kind="frames"``)."""
+    ``frame_0000.png ...`` in the folder ``path`` (``kind="frames"``). With ``halves``, the
+    half-step before each iteration comes first when a pane stored one (E-step and M-step apart)."""
     if lab.dataset is None:
         raise InvalidInputError("nothing to export: no data set is loaded")
     if kind not in ("gif", "frames"):
@@ -54,18 +58,23 @@ def export_animation(lab: Lab, path: str | os.PathLike[str], *, kind: str = "gif
     if kind == "frames":
         path.mkdir(parents=True, exist_ok=True)
     last = lab.max_index
+    steps = [(t, False) for t in range(last + 1)]
+    if halves:
+        steps = [(t, h) for t in range(last + 1) for h in (True, False)
+                 if not h or (t > 0 and any(p.run is not None and (t - 1) in p.run.halves
+                                           for p in lab.panes))]
     view_range = view_range or data_bounds(lab.dataset.view, margin=0.04)
     images = []
     with FigureRenderer(len(lab.panes), ncols=_ncols(len(lab.panes)), panel_size=panel_size,
                         style=style) as fig:
-        for t in range(last + 1):
+        for k, (t, half) in enumerate(steps):
             if cancelled():
                 break
-            frames = lab_frames(lab, t, regions=regions)
-            target = path / f"frame_{t:04d}.png" if kind == "frames" else None
+            frames = lab_frames(lab, t, regions=regions, half=half)
+            target = path / f"frame_{k:04d}.png" if kind == "frames" else None
             images.append(fig.render(frames, target, view_range=view_range))
             if progress is not None:
-                progress(t + 1, last + 1)
+                progress(k + 1, len(steps))
     if kind == "gif" and images:
         save_gif(images, path, fps=fps)
     return path

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .controller import Controller
+from .controller import Controller, html_escape
+from .lessons import Lesson, lessons
 from .model import default_lab
 from .session import apply_session, read_autosave, read_session, save_session, write_autosave
 
@@ -26,6 +27,9 @@ class Files(Controller):
         super().__init__(window)
         self.session_path: Path | None = None
         self.autosave_enabled = autosave
+        #: A crashed session is on offer: nothing may overwrite the autosave until it is answered.
+        self.restore_pending = False
+        window.banner.answered.connect(self._answered)
         A = self.action
         Key = QtGui.QKeySequence.StandardKey
         self.act_new = A("New session", self.new_session, Key.New)
@@ -38,11 +42,28 @@ class Files(Controller):
         self.autosave_timer.setInterval(1500)
         self.autosave_timer.timeout.connect(self.autosave)
 
+        self.lesson: Lesson | None = None
+        self.lesson_actions = [A(lesson.title, partial(self.open_lesson, lesson))
+                               for lesson in lessons()]
+
     def menu_actions(self) -> list[Any]:
         return [self.act_new, self.act_open, self.act_save, self.act_save_as]
 
+    def open_lesson(self, lesson: Lesson) -> bool:
+        """Open a shipped lesson and show its note for the instructor."""
+        if not self.load(lesson.data):
+            return False
+        self.session_path = None
+        self.lesson = lesson
+        note = "<br>".join(html_escape(line) for line in lesson.note.splitlines())
+        self.window.banner.show_message(f"<b>{html_escape(lesson.title)}</b><br>{note}", "info",
+                                        source="lesson")
+        self.window.update_controls()
+        return True
+
     def update(self) -> None:
-        name = self.session_path.name if self.session_path else "untitled"
+        name = (self.session_path.name if self.session_path
+                else f"lesson: {self.lesson.title}" if self.lesson else "untitled")
         self.window.setWindowTitle(f"pairlab — {self.lab.dataset_name} — {name}")
 
     def file_dialog(self, save: bool, title: str, filters: str, suffix: str) -> Path | None:
@@ -82,6 +103,8 @@ class Files(Controller):
         if not self.load(data):
             return False
         self.session_path = Path(path)
+        self.lesson = None
+        self.window.banner.clear("lesson")
         self.window.update_controls()
         return True
 
@@ -117,6 +140,8 @@ class Files(Controller):
         fresh = default_lab(self.lab.registry)
         self.lab.__dict__.update(fresh.__dict__)
         self.session_path = None
+        self.lesson = None
+        w.banner.clear("lesson")
         w.sync_dataset_form()
         w.sync_panes()
         w.transport.rebuild()
@@ -127,7 +152,7 @@ class Files(Controller):
             self.autosave_timer.start()
 
     def autosave(self, clean: bool = False) -> Path | None:
-        if not self.autosave_enabled or self.lab.dataset is None:
+        if not self.autosave_enabled or self.lab.dataset is None or self.restore_pending:
             return None
         try:
             return write_autosave(self.lab, view=self.window.presentation.view_options(),
@@ -140,6 +165,12 @@ class Files(Controller):
         data = read_autosave()
         if data is None or data.get("clean_exit", True):
             return
+        self.restore_pending = True
         self.window.banner.show_message(
-            "The previous session ended unexpectedly. Restore it?", "info",
-            [("Restore", partial(self.load, data))])
+            "The previous session ended unexpectedly. Restore it? (It is kept until you answer.)",
+            "info", [("Restore", partial(self.load, data))], source="restore")
+
+    def _answered(self, source: str) -> None:
+        if source == "restore":
+            self.restore_pending = False
+            self.schedule_autosave()

@@ -172,6 +172,9 @@ class Frame:
     exemplar_colour: np.ndarray | None = None
     init_means: np.ndarray | None = None
     regions: RegionImage | None = None
+    changed: np.ndarray | None = None  # bool per point: label differs from the previous state
+    wrong: np.ndarray | None = None  # bool per point: drawn class differs from the true class
+    n_true_classes: int = 0  # colours follow the true classes 0 .. n-1 (for a class legend)
     title: str = ""
     info: str = ""
     message: str | None = None
@@ -181,13 +184,37 @@ class Frame:
         return len(self.xy)
 
 
-def _slot_mapper(labels: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """Class slot of label values: the value itself for small labels, else its rank among the
-    state's labels (affinity propagation labels points by their exemplar's index)."""
+def _slot_mapper(labels: np.ndarray, truth: np.ndarray | None = None,
+                 n_labels: int = 0) -> Callable[[np.ndarray], np.ndarray]:
+    """Class slot (colour and symbol) of label values.
+
+    Without ``truth``: the value itself for small labels, else its rank among the state's labels
+    (affinity propagation labels points by their exemplar's index). With ``truth``: the true
+    class each label is matched to (:func:`pairlab.metrics.class_matching`), so every pane draws
+    a class in the same colour; labels left over (and values ``>= n_labels``) get the slots after
+    the classes.
+    """
     uniq = np.unique(labels)
-    if uniq.size == 0 or uniq.max() < _IDENTITY_LABELS:
-        return lambda v: np.asarray(v, dtype=np.intp)
-    return lambda v: np.searchsorted(uniq, np.asarray(v)).astype(np.intp)
+    small = uniq.size == 0 or uniq.max() < _IDENTITY_LABELS
+    if small:
+        def index(v: np.ndarray) -> np.ndarray:
+            return np.asarray(v, dtype=np.intp)
+    else:
+        def index(v: np.ndarray) -> np.ndarray:
+            return np.searchsorted(uniq, np.asarray(v)).astype(np.intp)
+    if truth is None or uniq.size == 0:
+        return index
+    from ..metrics import class_matching
+
+    size = max(n_labels, int(index(uniq).max()) + 1)
+    perm = class_matching(truth, index(labels), size)
+    spare = int(perm.max()) + 1
+
+    def matched(v: np.ndarray) -> np.ndarray:
+        i = index(v)
+        return np.where(i < size, perm[np.minimum(i, size - 1)], spare + i - size).astype(np.intp)
+
+    return matched
 
 
 def point_classes(state: State) -> tuple[np.ndarray, np.ndarray, int]:
@@ -230,11 +257,14 @@ def link_segments(xy: np.ndarray, pairs: np.ndarray) -> np.ndarray:
 def build_frame(dataset: Dataset, constraints: Constraints | None, state: State | None, *,
                 view_map: ViewMap | None = None, init_means: np.ndarray | None = None,
                 regions: RegionImage | None = None, title: str = "", info: str | None = None,
-                message: str | None = None) -> Frame:
+                message: str | None = None, match_truth: bool = False,
+                previous: State | None = None) -> Frame:
     """Everything the canvas needs to draw ``state`` (None: the bare data) on ``dataset``.
 
     ``init_means`` are data-space points (placed initial means); ``regions`` comes from
-    :func:`decision_regions`.
+    :func:`decision_regions`. ``match_truth`` colours clusters by their matched true class and
+    marks the points drawn in another class than their own (``wrong``); ``previous`` (the state
+    before, e.g. the last half-step) marks the points whose label changed since (``changed``).
     """
     vm = view_map or ViewMap.of(dataset)
     xy = dataset.view
@@ -253,9 +283,16 @@ def build_frame(dataset: Dataset, constraints: Constraints | None, state: State 
         frame.info = info or ""
         return frame
     classes, prob, n_cls = point_classes(state)
-    slot = _slot_mapper(classes)
+    truth = dataset.y if match_truth else None
+    slot = _slot_mapper(classes, truth, n_cls)
     frame.colour = slot(classes)
     frame.level = saturation_levels(prob, n_cls)
+    if truth is not None:
+        _, true_class = np.unique(truth, return_inverse=True)
+        frame.wrong = frame.colour != true_class
+        frame.n_true_classes = int(true_class.max()) + 1 if n else 0
+    if previous is not None and np.shape(previous.labels) == np.shape(state.labels):
+        frame.changed = np.asarray(previous.labels) != np.asarray(state.labels)
     frame.must_ok, frame.cannot_ok = constraints.satisfied(state.labels)
     model = state.model
     coc = model.get("class_of_component")
@@ -291,6 +328,8 @@ def build_frame(dataset: Dataset, constraints: Constraints | None, state: State 
         frame.exemplar_colour = frame.colour[exemplars]
     if info is None:
         info = f"iteration {state.iteration}"
+        if state.phase:
+            info += f" · {state.phase} done"
         if state.objective is not None and math.isfinite(state.objective):
             info += f"   {state.objective_name} {state.objective:.6g}"
     frame.info = info
@@ -300,7 +339,8 @@ def build_frame(dataset: Dataset, constraints: Constraints | None, state: State 
 def decision_regions(algorithm: Any, state: State, dataset: Dataset, *,
                      view_map: ViewMap | None = None,
                      bounds: tuple[float, float, float, float] | None = None,
-                     resolution: int = 140, strength: float = 0.22) -> RegionImage | None:
+                     resolution: int = 140, strength: float = 0.22,
+                     match_truth: bool = False) -> RegionImage | None:
     """Pale class colours over a grid of the view, mixed by ``algorithm.predict_proba``.
 
     ``algorithm`` is anything with ``predict_proba(state, X)`` (an :class:`~pairlab.Algorithm`
@@ -329,7 +369,9 @@ def decision_regions(algorithm: Any, state: State, dataset: Dataset, *,
         onehot = np.zeros((len(coc), int(coc.max()) + 1))
         onehot[np.arange(len(coc)), coc] = 1.0
         proba = proba @ onehot
-    slots = _slot_mapper(np.asarray(state.labels))(np.arange(proba.shape[1]))
+    classes, _, n_cls = point_classes(state)
+    slot = _slot_mapper(classes, dataset.y if match_truth else None, n_cls)
+    slots = slot(np.arange(proba.shape[1]))
     colours = np.array(OKABE_ITO, dtype=float)[slots % len(OKABE_ITO)]
     rgb = proba @ colours
     rgb = 255.0 - (255.0 - rgb) * strength

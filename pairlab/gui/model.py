@@ -13,6 +13,7 @@ else is called from the GUI thread, which never touches a pane's run while a wor
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -37,12 +38,20 @@ from .frames import (
     region_bounds,
 )
 
-__all__ = ["DEFAULT_LIMIT", "SHOWN_METRICS", "Lab", "Pane", "default_lab", "describe_error", "flip_noise"]
+__all__ = ["CLASS_COUNT_PARAMS", "DEFAULT_LIMIT", "SHOWN_METRICS", "Lab", "Pane", "class_count_params",
+           "default_lab", "describe_error", "flip_noise"]
 
 #: Iteration limit of algorithms without a ``max_iter`` parameter (the same as ``Run.run``).
 DEFAULT_LIMIT = 100
+#: Parameters that name the number of clusters; they follow the data set's number of classes.
+CLASS_COUNT_PARAMS = ("n_components", "n_clusters", "k")
 #: Metrics shown in each pane, in this order, when the registry provides them.
 SHOWN_METRICS = ("purity", "ari", "nmi", "constraints-satisfied")
+
+
+def class_count_params(cls: type[Algorithm]) -> list[str]:
+    """The algorithm's integer parameters that give its number of clusters."""
+    return [p.name for p in cls.params if p.name in CLASS_COUNT_PARAMS and p.type is int]
 
 
 # -- panes and the lab ------------------------------------------------------------------------
@@ -168,9 +177,15 @@ class Lab:
         self.seed = 0
         self.panes: list[Pane] = []
         self.iteration = 0
-        self._undo: list[tuple[Constraints, np.ndarray | None]] = []
+        #: The cursor is on the half-step before ``iteration`` (its first phase done).
+        self.on_half = False
+        self._undo: list[dict[str, Any]] = []
+        #: Links the last :meth:`set_dataset` dropped (0 when they were kept).
+        self.dropped_links = 0
         self._draws = 0
         self.constraints_version = 0
+        #: Draw each cluster in the colour of its matched true class (when there is a truth).
+        self.match_colours = True
         #: Incremented whenever runs are rebuilt; results of older background work are ignored.
         self.epoch = 0
 
@@ -195,24 +210,52 @@ class Lab:
 
     # -- data ---------------------------------------------------------------------------------
     def set_dataset(self, name: str, params: Mapping[str, Any] | None = None,
-                    seed: int | None = None, *, keep_links: bool = False) -> Dataset:
-        """Load a data set; links and initial means are cleared unless ``keep_links`` and the
-        number of points is unchanged."""
+                    seed: int | None = None, *, keep_links: bool = False,
+                    undoable: bool = False) -> Dataset:
+        """Load a data set.
+
+        Links and initial means stay when ``keep_links`` and the number of points is unchanged
+        (the indices still name points); otherwise they are cleared and :attr:`dropped_links`
+        says how many links went. ``undoable`` puts the change on the undo stack (data set,
+        links, means and the panes' class counts come back together); else the stack is
+        cleared when links go. Panes' class-count parameters follow the data set's number of
+        classes (:data:`CLASS_COUNT_PARAMS`).
+        """
+        old = self._snapshot() if self.dataset is not None else None
+        old_classes = self.n_classes
+        data = self._load_dataset(name, params, seed)
+        keep = keep_links and old is not None and old["n_samples"] == data.n_samples
+        self.dropped_links = 0 if keep else len(self.base)
+        if undoable and old is not None:
+            self._undo.append(old)
+            del self._undo[:-100]
+        if not keep:
+            if not undoable:
+                self._undo.clear()
+            self.base = Constraints.empty(data.n_samples)
+            self.init_means = None
+        if self.n_classes is not None and self.n_classes != old_classes:
+            for pane in self.panes:
+                pane.params.update({k: self.n_classes for k in class_count_params(pane.algorithm)})
+        self._constraints_changed()
+        return data
+
+    def _load_dataset(self, name: str, params: Mapping[str, Any] | None, seed: int | None
+                      ) -> Dataset:
         spec = self.registry.dataset(name)
         seed = self.dataset_seed if seed is None else int(seed)
         data = spec.make(seed=seed, **dict(params or {}))
         self.dataset_name, self.dataset_seed = name, seed
         self.dataset_params = dict(data.source.get("params", {}))
-        old_n = self.dataset.n_samples if self.dataset is not None else None
         self.dataset = data
         self.view_map = ViewMap.of(data)
         self.bounds = region_bounds(data.view)
-        if not (keep_links and old_n == data.n_samples):
-            self.base = Constraints.empty(data.n_samples)
-            self.init_means = None
-            self._undo.clear()
-        self._constraints_changed()
         return data
+
+    @property
+    def n_classes(self) -> int | None:
+        """Number of true classes of the data set (None without ground truth)."""
+        return None if self.dataset is None else self.dataset.n_classes
 
     @property
     def has_truth(self) -> bool:
@@ -220,8 +263,9 @@ class Lab:
 
     # -- panes --------------------------------------------------------------------------------
     def add_pane(self, algorithm: str, params: Mapping[str, Any] | None = None) -> Pane:
+        """Add a pane; class-count parameters not given match the data (or the other panes)."""
         cls = self.registry.algorithm(algorithm)
-        pane = Pane(cls, self._check_params(cls, params))
+        pane = Pane(cls, self._check_params(cls, self._with_class_count(cls, params)))
         self.panes.append(pane)
         self._restart()
         return pane
@@ -236,7 +280,7 @@ class Lab:
                            params: Mapping[str, Any] | None = None) -> Pane:
         cls = self.registry.algorithm(algorithm)
         pane = self.panes[index]
-        pane.algorithm, pane.params = cls, self._check_params(cls, params)
+        pane.algorithm, pane.params = cls, self._check_params(cls, self._with_class_count(cls, params))
         pane.invalidate()
         self._restart()
         return pane
@@ -247,13 +291,27 @@ class Lab:
         pane.invalidate()
         self._restart()
 
+    def _with_class_count(self, cls: type[Algorithm], params: Mapping[str, Any] | None
+                          ) -> dict[str, Any]:
+        params = dict(params or {})
+        k = self.n_classes
+        if k is None:  # no ground truth: what the other panes use
+            counts = [p.params[n] for p in self.panes for n in class_count_params(p.algorithm)
+                      if n in p.params]
+            k = counts[0] if counts else None
+        if k is not None:
+            for name in class_count_params(cls):
+                params.setdefault(name, k)
+        return params
+
     @staticmethod
     def _check_params(cls: type[Algorithm], params: Mapping[str, Any] | None) -> dict[str, Any]:
         from ..params import resolve_params
 
         params = dict(params or {})
-        resolve_params(cls.params, params, owner=f"algorithm {cls.name!r}")  # raises if bad
-        return params
+        resolved = resolve_params(cls.params, params, owner=f"algorithm {cls.name!r}")  # raises
+        # the validated values: a session's JSON "inf" becomes the float the forms expect
+        return {k: resolved[k] for k in params}
 
     def run_params(self, pane: Pane) -> dict[str, Any]:
         """The parameters a pane's run gets: its own plus the placed initial means."""
@@ -298,16 +356,50 @@ class Lab:
             run.seek(min(self.iteration, len(run.history) - 1))
 
     # -- links --------------------------------------------------------------------------------
+    def _snapshot(self) -> dict[str, Any]:
+        """What an undo restores: links, means, the data set and the panes' parameters."""
+        return {"base": self.base, "init_means": self.init_means,
+                "dataset": (self.dataset_name, dict(self.dataset_params), self.dataset_seed),
+                "n_samples": self.dataset.n_samples if self.dataset is not None else 0,
+                "pane_params": [dict(p.params) for p in self.panes]}
+
     def _push_undo(self) -> None:
-        self._undo.append((self.base, self.init_means))
+        self._undo.append(self._snapshot())
         del self._undo[:-100]
 
-    def undo(self) -> bool:
+    @property
+    def undo_kind(self) -> str:
+        """What :meth:`undo` would undo: "setup", "history" or "" (nothing)."""
+        return "" if not self._undo else self._undo[-1].get("kind", "setup")
+
+    def undo(self) -> str:
+        """Undo the last edit: "setup" (links, means, data set: the runs restart), "history" (a
+        moved mean: the dropped history is back), "" when there is nothing to undo."""
         if not self._undo:
-            return False
-        self.base, self.init_means = self._undo.pop()
+            return ""
+        entry = self._undo.pop()
+        if entry.get("kind") == "history":
+            pane, run = entry["pane"], entry["run"]
+            if pane.run is not run:  # the run was rebuilt since: nothing to restore it into
+                return self.undo()
+            run.history[:] = entry["history"]
+            run.halves = entry["halves"]
+            run.converged = entry["converged"]
+            pane._cache.clear()
+            if entry["on_half"]:
+                self.seek_half(entry["iteration"])
+            else:
+                self.seek(entry["iteration"])
+            return "history"
+        name, params, seed = entry["dataset"]
+        if (name, params, seed) != (self.dataset_name, self.dataset_params, self.dataset_seed):
+            self._load_dataset(name, params, seed)
+        if len(entry["pane_params"]) == len(self.panes):
+            for pane, params in zip(self.panes, entry["pane_params"], strict=True):
+                pane.params = params
+        self.base, self.init_means = entry["base"], entry["init_means"]
         self._constraints_changed()
-        return True
+        return "setup"
 
     def _constraints_changed(self) -> None:
         if self.dataset is None:
@@ -449,9 +541,107 @@ class Lab:
         """Show iteration ``t`` in every pane (a finished pane shows its last state)."""
         t = max(0, int(t))
         self.iteration = t
+        self.on_half = False
         for pane in self.panes:
-            if pane.run is not None and pane.run.index != min(t, pane.last_index):
-                pane.run.seek(min(t, pane.last_index))
+            run = pane.run
+            if run is not None and (run.index != min(t, pane.last_index) or run.on_half):
+                run.seek(min(t, pane.last_index))
+
+    # -- half-steps (algorithms with two phases per iteration) --------------------------------
+    @property
+    def has_phases(self) -> bool:
+        """Some pane's algorithm steps by halves (E-step / M-step, assign / update, ...)."""
+        return any(len(p.algorithm.phases) == 2 for p in self.panes)
+
+    def seek_half(self, t: int) -> None:
+        """Show the half-step before iteration ``t`` (first phase done) in panes that stored one;
+        the other panes show iteration ``t - 1`` (or their last state)."""
+        t = max(1, int(t))
+        self.iteration, self.on_half = t, True
+        for pane in self.panes:
+            run = pane.run
+            if run is None:
+                continue
+            if t - 1 <= pane.last_index and (t - 1) in run.halves:
+                run.seek(t - 1)
+                run.half_step()  # replays the stored half-state
+            elif run.index != min(t - 1, pane.last_index) or run.on_half:
+                run.seek(min(t - 1, pane.last_index))
+
+    def has_half(self, t: int) -> bool:
+        """Some pane holds (or can compute) the half-step before iteration ``t``."""
+        return any(p.run is not None and ((t - 1) in p.run.halves or p in self.needs_half(t))
+                   for p in self.panes)
+
+    def needs_half(self, t: int) -> list[Pane]:
+        """Panes that must compute the half-step before iteration ``t`` (they are at ``t - 1``)."""
+        return [p for p in self.panes if p.run is not None and not p.finished
+                and len(p.algorithm.phases) == 2 and p.last_index == t - 1
+                and (t - 1) not in p.run.halves]
+
+    def compute_half(self, t: int, panes: Sequence[Pane] | None = None) -> None:
+        """Compute the half-step before iteration ``t`` (worker thread; errors stay per pane)."""
+        for pane in panes if panes is not None else self.needs_half(t):
+            run = pane.run
+            if run is None or pane.last_index != t - 1:
+                continue
+            try:
+                run.seek(t - 1)
+                run.half_step()
+            except Exception as exc:  # a plugin's bug must not take the app down
+                if pane.run is run:
+                    pane.error = describe_error(pane, exc, t)
+
+    def move_mean(self, pane: Pane, k: int, x: float, y: float) -> None:
+        """Move mean ``k`` of the pane's state on screen to view point (x, y) and continue from
+        there: the iteration on screen is made again from its first phase with the moved mean
+        (its second phase, the E-step or the assignment, runs under it) and the history after it
+        is dropped; :meth:`undo` brings the dropped history back.
+
+        Needs an algorithm that steps by halves and reads the means of the half-state
+        (``finish_step``); at iteration 0, place initial means instead.
+        """
+        run = pane.run
+        if run is None or pane.error is not None:
+            raise InvalidInputError("this pane has no run to edit")
+        t = run.index + 1 if run.on_half else run.index
+        if len(pane.algorithm.phases) != 2:
+            raise InvalidInputError(f"{pane.title} steps whole iterations only; moving a mean "
+                                    "needs an algorithm that steps by halves")
+        if t == 0:
+            raise InvalidInputError("at iteration 0 place initial means instead (tool I)")
+        if (t - 1) not in run.halves or "means" not in run.halves[t - 1].model:
+            raise InvalidInputError(f"{pane.title} has no means to move at iteration {t}")
+        assert self.view_map is not None
+        half = run.halves[t - 1]
+        means = np.array(half.model["means"], dtype=float)
+        means[k] = self.view_map.lift(np.array([[x, y]]))[0]
+        model = dict(half.model, means=means)
+        if "centers" in model and np.array_equal(half.model["centers"], half.model["means"]):
+            model["centers"] = means  # k-means keeps its centres and means as one array
+        self._undo.append({"kind": "history", "pane": pane, "run": run,
+                           "history": list(run.history), "halves": dict(run.halves),
+                           "converged": run.converged, "iteration": self.iteration,
+                           "on_half": self.on_half})
+        del self._undo[:-100]
+        run.drop_after(t - 1)
+        run.halves[t - 1] = dataclasses.replace(half, model=model)
+        run.step()  # the second phase under the moved mean (cheap: one E-step or assignment)
+        pane._cache.clear()
+        self.seek(t)
+
+    def phase_shown(self) -> str:
+        """Name of the phase on screen ("" on whole iterations)."""
+        for pane in self.panes:
+            if pane.run is not None and pane.run.on_half:
+                return pane.run.state.phase
+        return ""
+
+    def explain(self, pane: Pane, index: int) -> Any:
+        """The pane's :class:`~pairlab.Explanation` of point ``index`` at the state on screen."""
+        if pane.run is None or pane.error is not None:
+            return None
+        return pane.run.explain(index)
 
     def needs_compute(self, t: int) -> list[Pane]:
         """Panes that must compute new states to reach iteration ``t``."""
@@ -507,22 +697,30 @@ class Lab:
         return pane.run.history[min(max(t, 0), pane.last_index)]
 
     def frame(self, pane: Pane, t: int | None = None, *, regions: bool = True,
-              regions_resolution: int = 140, previous: Frame | None = None) -> Frame:
-        """The frame of ``pane`` at iteration ``t`` (default: its cursor); cached.
+              regions_resolution: int = 140, previous: Frame | None = None,
+              half: bool = False) -> Frame:
+        """The frame of ``pane`` at iteration ``t`` (default: its cursor; with ``half``, the
+        half-step before iteration ``t``, or iteration ``t - 1`` for a pane without it); cached.
 
         While the pane's run is being rebuilt, the colours of ``previous`` (the frame on screen)
         are kept, so that adding a link does not flash the points grey.
         """
         assert self.dataset is not None
-        if pane.run is None:
-            index = -1
+        run = pane.run
+        if run is None:
+            index, half = -1, False
         elif t is None:
-            index = pane.run.index
+            index, half = run.index, run.on_half
+        elif half:
+            index = min(max(int(t) - 1, 0), pane.last_index)
+            half = index == int(t) - 1 and index in run.halves
         else:
             index = min(max(int(t), 0), pane.last_index)
-        state = None if index < 0 or pane.run is None else pane.run.history[index]
-        key = ("frame", pane.generation, self.constraints_version, index, regions,
-               regions_resolution, pane.error)
+        state = None if index < 0 or run is None else (run.halves[index] if half
+                                                        else run.history[index])
+        match = self.match_colours and self.has_truth
+        key = ("frame", pane.generation, self.constraints_version, index, half, regions,
+               regions_resolution, pane.error, match)
         cached = pane._cache.get(key)
         if cached is not None:
             return cached
@@ -530,7 +728,7 @@ class Lab:
         message = pane.error
         if regions and state is not None and pane.algorithm.can_predict():
             try:
-                region = self.regions(pane, state, index, regions_resolution)
+                region = self.regions(pane, state, (index, half), regions_resolution)
             except Exception as exc:  # predict_proba is plugin code too
                 message = f"decision regions unavailable: {type(exc).__name__}: {exc}"
         info = None
@@ -539,9 +737,16 @@ class Lab:
             info = f"iteration {state.iteration} (final)"
             if state.objective is not None and math.isfinite(state.objective):
                 info += f"   {state.objective_name} {state.objective:.6g}"
+        previous_state = None  # the state one half-step (or step) before
+        if state is not None and run is not None:
+            if half:
+                previous_state = run.history[index]
+            elif index > 0:
+                previous_state = run.halves.get(index - 1, run.history[index - 1])
         frame = build_frame(self.dataset, self.constraints, state, view_map=self.view_map,
                             init_means=self.init_means, regions=region, title=pane.title,
-                            info=info, message=message)
+                            info=info, message=message, match_truth=match,
+                            previous=previous_state)
         if state is None and pane.error is None:
             frame.info = "initialising..."
             if previous is not None and previous.n_points == frame.n_points:
@@ -558,13 +763,14 @@ class Lab:
             for key in [k for k in pane._cache if k[0] in ("regions", "frame")]:
                 del pane._cache[key]
 
-    def regions(self, pane: Pane, state: State, index: int, resolution: int) -> RegionImage | None:
-        key = ("regions", pane.generation, index, resolution, self.bounds)
+    def regions(self, pane: Pane, state: State, index: Any, resolution: int) -> RegionImage | None:
+        match = self.match_colours and self.has_truth
+        key = ("regions", pane.generation, index, resolution, self.bounds, match)
         if key not in pane._cache:
             assert pane.run is not None and self.dataset is not None
             pane._cache[key] = decision_regions(pane.run.algorithm, state, self.dataset,
                                                 view_map=self.view_map, bounds=self.bounds,
-                                                resolution=resolution)
+                                                resolution=resolution, match_truth=match)
         return pane._cache[key]
 
     def metrics(self, pane: Pane, t: int | None = None, names: Sequence[str] | None = SHOWN_METRICS
@@ -577,7 +783,8 @@ class Lab:
         if state is None or self.dataset is None:
             return {}
         chosen = tuple(names) if names is not None else None
-        key = ("metrics", pane.generation, self.constraints_version, state.iteration, chosen)
+        key = ("metrics", pane.generation, self.constraints_version, state.iteration, state.phase,
+               chosen)
         if key not in pane._cache:
             metrics = [e.obj for e in self.registry.entries("metrics")
                        if chosen is None or e.name in chosen]

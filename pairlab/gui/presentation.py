@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .controller import Controller, html_escape
@@ -19,6 +20,28 @@ if TYPE_CHECKING:
     from .app import MainWindow
 
 __all__ = ["Presentation"]
+
+
+#: Pixels the axes of a data canvas take (tick labels), along each direction.
+AXIS_PX = 40.0
+
+
+def best_columns(n: int, width: float, height: float, aspect: float, chrome: float) -> int:
+    """Number of columns of the grid of ``n`` panes in a ``width`` x ``height`` area that shows
+    data of ``aspect`` (width / height, equal scales) largest; ``chrome`` is the height of a
+    pane that is not canvas. Near ties (2 %) go to fewer empty cells, then to more columns."""
+    best, best_area, best_empty = 1, -1.0, n
+    for ncols in range(n, 0, -1):
+        nrows = -(-n // ncols)
+        w = width / ncols - AXIS_PX
+        h = height / nrows - chrome - AXIS_PX
+        if w <= 0 or h <= 0:
+            continue
+        shown = min(w, h * aspect) * min(h, w / aspect)  # the data's rectangle in one canvas
+        empty = ncols * nrows - n
+        if shown > best_area * 1.02 or (shown * 1.02 >= best_area and empty < best_empty):
+            best, best_area, best_empty = ncols, max(shown, best_area), empty
+    return best
 
 
 class Presentation(Controller):
@@ -34,13 +57,19 @@ class Presentation(Controller):
         self.show_ellipses = True
         self.show_exemplars = True
         self.show_legend = False
+        self.show_links = True
+        self.show_changes = True
+        self.show_errors = False
         self.pane_views: list[PaneView] = []
+        self.ncols = 0
         A = self.action
         self.act_export = A("Export view as PNG/SVG...", self.export_view_dialog, "Ctrl+E")
         self.act_export_gif = A("Export run as GIF...", partial(self.export_animation_dialog, "gif"),
                                 "Ctrl+Shift+E")
         self.act_export_frames = A("Export run as PNG frames...",
                                    partial(self.export_animation_dialog, "frames"))
+        self.act_export_halves = A("Export run as GIF by half-steps...",
+                                   partial(self.export_animation_dialog, "gif", True))
         self.act_present = A("Presentation mode", self.toggle_presentation, "F11", checkable=True,
                              tip="Large points and fonts, full screen")
         self.act_controls = A("Show controls", self.toggle_dock, "F9", checkable=True)
@@ -52,18 +81,45 @@ class Presentation(Controller):
         self.act_exemplars = A("Exemplar lines", self.toggle_view, "X", checkable=True)
         self.act_exemplars.setChecked(True)
         self.act_legend = A("Legend", self.toggle_view, "L", checkable=True)
+        self.act_links = A("Links", self.toggle_view, "Shift+L", checkable=True,
+                           tip="Show or hide the links")
+        self.act_links.setChecked(True)
+        self.act_changes = A("Highlight changed labels", self.toggle_view, "H", checkable=True,
+                             tip="Ring the points whose label changed in the last step")
+        self.act_changes.setChecked(True)
+        self.act_errors = A("Show errors", self.toggle_view, "W", checkable=True,
+                            tip="Cross the points assigned against the ground truth")
+        self.act_match = A("Colours follow the true classes", self.toggle_view, "T",
+                           checkable=True, tip="Draw each cluster in its matched class's colour")
+        self.act_match.setChecked(True)
+        self.act_skip_first = A("Objective from iteration 1", self.toggle_view, "Z",
+                                checkable=True, tip="Fit the objective plot to iterations 1 on "
+                                "(iteration 0 flattens the curve)")
+        self.act_skip_first.setChecked(True)
         self.act_fit = A("Show all data", self.fit_views, "0")
         self._region_timer = QtCore.QTimer(self)
         self._region_timer.setSingleShot(True)
         self._region_timer.setInterval(150)
         self._region_timer.timeout.connect(self._cover_views)
+        self._layout_timer = QtCore.QTimer(self)  # re-fit the grid after the window resizes
+        self._layout_timer.setSingleShot(True)
+        self._layout_timer.setInterval(80)
+        self._layout_timer.timeout.connect(self.fit_layout)
+        panes_layout.parentWidget().installEventFilter(self)
+
+    def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:  # Qt's name
+        if event.type() == QtCore.QEvent.Type.Resize:
+            self._layout_timer.start()
+        return False
 
     def menu_actions(self) -> list[Any]:
-        return [self.act_regions, self.act_ellipses, self.act_exemplars, self.act_legend,
-                self.act_fit, None, self.act_controls, self.act_present]
+        return [self.act_regions, self.act_ellipses, self.act_exemplars, self.act_links,
+                self.act_legend, self.act_skip_first, None, self.act_match, self.act_changes,
+                self.act_errors, None, self.act_fit, None, self.act_controls, self.act_present]
 
     def export_actions(self) -> list[Any]:
-        return [self.act_export, self.act_export_gif, self.act_export_frames]
+        return [self.act_export, self.act_export_gif, self.act_export_halves,
+                self.act_export_frames]
 
     # == the panes' views ======================================================================
     def sync_views(self) -> None:
@@ -77,24 +133,64 @@ class Presentation(Controller):
         while len(self.pane_views) < len(self.lab.panes):
             view = PaneView(self.canvas_style)
             view.set_style(self.canvas_style)  # a pane added in presentation mode is big too
-            view.canvas.clicked.connect(self.window.editing.canvas_clicked)
+            editing = self.window.editing
+            view.canvas.clicked.connect(editing.canvas_clicked)
+            view.canvas.grab = partial(editing.grab, view)
+            view.canvas.dragged.connect(partial(editing.drag_to, view))
+            view.canvas.dropped.connect(partial(editing.drop, view))
             view.canvas.layers.vb.sigRangeChangedManually.connect(
                 partial(self._zoomed, view.canvas.layers.vb))
             view.canvas.layers.vb.sigRangeChanged.connect(self._region_timer.start)
             self.pane_views.append(view)
-        n = len(self.pane_views)
-        ncols = n if n <= 3 else (2 if n == 4 else 3)
-        for c in range(3):
-            self.panes_layout.setColumnStretch(c, 1 if c < ncols else 0)
-        for k, view in enumerate(self.pane_views):
-            self.panes_layout.addWidget(view, k // ncols, k % ncols)
+        self.ncols = 0
+        self.fit_layout()
         self.toggle_view()
         self.fit_views()
+
+    def fit_layout(self) -> None:
+        """Arrange the panes in the grid that shows the data largest (equal aspect), and give
+        each pane's canvas only the height its data can use: the objective plot gets the rest,
+        so no canvas is half empty when two or three panes stand side by side."""
+        n = len(self.pane_views)
+        if n == 0:
+            return
+        area = self.panes_layout.parentWidget()
+        width, height = max(area.width(), 200), max(area.height(), 200)
+        aspect = self._data_aspect()
+        chrome = 150.0 if self.presenting else 120.0  # header, objective plot, metrics
+        ncols = best_columns(n, width, height, aspect, chrome)
+        if ncols != self.ncols:
+            self.ncols = ncols
+            for view in self.pane_views:
+                self.panes_layout.removeWidget(view)
+            for c in range(max(n, 3)):
+                self.panes_layout.setColumnStretch(c, 1 if c < ncols else 0)
+            for k, view in enumerate(self.pane_views):
+                self.panes_layout.addWidget(view, k // ncols, k % ncols)
+        nrows = -(-n // ncols)
+        cell_w = width / ncols - 12
+        cell_h = height / nrows
+        canvas_h = int(min(cell_h - chrome, (cell_w - AXIS_PX) / aspect + AXIS_PX))
+        capped = canvas_h < cell_h - chrome - 1
+        for view in self.pane_views:
+            view.canvas.setMaximumHeight(max(canvas_h, view.canvas.minimumHeight()))
+            layout = view.layout()
+            layout.setStretch(layout.count() - 1, 1 if capped else 0)  # spare room at the bottom
+            # the objective plot may take some of the room the data cannot use, not all of it
+            view.objective.setMaximumHeight(int(max(min(cell_h - canvas_h - 60, 0.3 * cell_h),
+                                                    150)))
+
+    def _data_aspect(self) -> float:
+        if self.lab.dataset is None:
+            return 1.0
+        _, _, w, h = data_bounds(self.lab.dataset.view, margin=0.05)
+        return float(np.clip(w / h, 0.2, 5.0)) if h > 0 else 1.0
 
     def fit_views(self) -> None:
         """Show all the data in every pane."""
         if self.lab.dataset is None:
             return
+        self.fit_layout()
         rect = data_bounds(self.lab.dataset.view, margin=0.05)
         for view in self.pane_views:
             view.canvas.layers.set_range(rect)
@@ -128,25 +224,36 @@ class Presentation(Controller):
         if self.show_regions:
             self.window.refresh()
 
-    def draw(self) -> None:
-        """Draw every pane at the lab's cursor."""
+    def draw(self, *, latest: bool = False) -> None:
+        """Draw every pane at the lab's cursor, or (``latest``) at its last stored state while
+        the worker computes more (the history is only read: no cursor moves, no regions)."""
         lab = self.lab
         titles = lab.metric_titles()
-        pending = self.window.editing.pending_point
+        editing = self.window.editing
+        pending = editing.pending_point if editing.pending_point is not None else (
+            editing.selected_point)
+        if pending is not None and pending >= lab.dataset.n_samples:
+            pending = None
         for view, pane in zip(self.pane_views, lab.panes, strict=False):
-            frame = lab.frame(pane, regions=self.show_regions, previous=view.frame)
+            t = pane.last_index if latest else None
+            frame = lab.frame(pane, t, regions=self.show_regions and not latest,
+                              previous=view.frame)
             view.frame = frame
             view.canvas.layers.show(frame)
             view.canvas.layers.set_selection(
                 None if pending is None else lab.dataset.view[[pending]])
-            state = lab.state(pane)
+            state = lab.state(pane, t)
             if pane.run is not None and state is not None:
-                view.objective.show_values(pane.run.objectives, pane.run.index, state.objective_name,
+                index = state.iteration if latest else pane.run.index
+                if not latest and pane.run.on_half:
+                    index += 0.5  # between the iteration before and the one being made
+                view.objective.show_values(pane.run.objectives[:index + 1] if latest
+                                           else pane.run.objectives, index, state.objective_name,
                                            font_size=self.canvas_style.font_size - 1)
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
             view.header.setText(self._header(pane))
-            view.metrics.setText(self._metrics_text(lab.metrics(pane), titles))
+            view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles))
 
     def _header(self, pane: Pane) -> str:
         size = self.canvas_style.title_size + 1
@@ -175,7 +282,12 @@ class Presentation(Controller):
         self.show_ellipses = self.act_ellipses.isChecked()
         self.show_exemplars = self.act_exemplars.isChecked()
         self.show_legend = self.act_legend.isChecked()
+        self.show_links = self.act_links.isChecked()
+        self.show_changes = self.act_changes.isChecked()
+        self.show_errors = self.act_errors.isChecked()
+        self.lab.match_colours = self.act_match.isChecked()
         for view in self.pane_views:
+            view.objective.set_skip_first(self.act_skip_first.isChecked())
             self._apply_view_options(view)
             view.frame = None
         self.window.refresh()
@@ -185,6 +297,9 @@ class Presentation(Controller):
         layers.show_regions = self.show_regions
         layers.show_ellipses = self.show_ellipses
         layers.show_exemplars = self.show_exemplars
+        layers.show_links = self.show_links
+        layers.show_changes = self.show_changes
+        layers.show_errors = self.show_errors
         legend = self.show_legend and view is self.pane_views[-1]  # one key is enough
         if legend and layers.legend is None:
             layers.add_legend()
@@ -194,11 +309,20 @@ class Presentation(Controller):
     def view_options(self) -> dict[str, Any]:
         return {"decision_regions": self.show_regions, "ellipses": self.show_ellipses,
                 "exemplars": self.show_exemplars, "legend": self.show_legend,
+                "links": self.show_links, "changes": self.show_changes,
+                "errors": self.show_errors, "match_colours": self.lab.match_colours,
+                "objective_from_1": self.act_skip_first.isChecked(),
                 "speed": self.window.transport.speed.value()}
 
+    def _view_actions(self) -> tuple[tuple[str, Any], ...]:
+        return (("decision_regions", self.act_regions), ("ellipses", self.act_ellipses),
+                ("exemplars", self.act_exemplars), ("legend", self.act_legend),
+                ("links", self.act_links), ("changes", self.act_changes),
+                ("errors", self.act_errors), ("match_colours", self.act_match),
+                ("objective_from_1", self.act_skip_first))
+
     def set_view_options(self, options: dict[str, Any]) -> None:
-        for key, action in (("decision_regions", self.act_regions), ("ellipses", self.act_ellipses),
-                            ("exemplars", self.act_exemplars), ("legend", self.act_legend)):
+        for key, action in self._view_actions():
             if key in options:
                 action.setChecked(bool(options[key]))
         if "speed" in options:
@@ -221,6 +345,7 @@ class Presentation(Controller):
         w.transport.set_presenting(on)
         for view in self.pane_views:
             view.set_style(self.canvas_style)
+        self.fit_layout()
         self.act_controls.setChecked(not on)
         self.toggle_dock()
         if on:
@@ -251,8 +376,10 @@ class Presentation(Controller):
         if path is not None and w.guard(self.export_view, path, 2.0) is not w.ERROR:
             w.status.showMessage(f"Exported {path}", 5000)
 
-    def export_animation(self, path: str | os.PathLike[str], kind: str = "gif") -> Path | None:
-        """Compute every pane to its end, then write all iterations as a GIF or PNG frames."""
+    def export_animation(self, path: str | os.PathLike[str], kind: str = "gif",
+                         halves: bool = False) -> Path | None:
+        """Compute every pane to its end, then write all iterations (with ``halves``: and the
+        half-steps between them) as a GIF or PNG frames."""
         from .export import export_animation
 
         w = self.window
@@ -263,21 +390,22 @@ class Presentation(Controller):
             if not w.wait_idle(timeout=600):
                 return None
         bar = w.transport.progress
-        bar.setRange(0, self.lab.max_index + 1)
+        bar.setRange(0, (2 if halves else 1) * (self.lab.max_index + 1))
         bar.show()
         w.dock.setEnabled(False)  # no edits while the frames are drawn
         w.panes_area.setEnabled(False)
 
         def progress(done: int, total: int) -> None:
             bar.setValue(done)
-            bar.setFormat(f"exporting {done}/{total}")
+            bar.setFormat(f"{done}/{total}")
+            w.status.showMessage(f"Exporting frame {done} of {total}...")
             QtWidgets.QApplication.processEvents()
 
         try:
             out = w.guard(partial(export_animation, self.lab, path, kind=kind,
                                   fps=w.transport.speed.value(), regions=self.show_regions,
                                   style=self.canvas_style, view_range=self._view_range(),
-                                  progress=progress))
+                                  progress=progress, halves=halves))
             return None if out is w.ERROR else out
         finally:
             w.dock.setEnabled(True)
@@ -285,12 +413,12 @@ class Presentation(Controller):
             bar.hide()
             w.refresh()
 
-    def export_animation_dialog(self, kind: str) -> None:
+    def export_animation_dialog(self, kind: str, halves: bool = False) -> None:
         w = self.window
         if kind == "gif":
             path = w.files.file_dialog(True, "Export run as GIF", "Animated GIF (*.gif)", ".gif")
         else:
             name = QtWidgets.QFileDialog.getExistingDirectory(w, "Folder for the PNG frames")
             path = Path(name) if name else None
-        if path is not None and self.export_animation(path, kind) is not None:
+        if path is not None and self.export_animation(path, kind, halves) is not None:
             w.status.showMessage(f"Exported {path}", 5000)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,7 @@ class SetupControls(Controller):
         self.act_add_pane = self.action("Add pane for comparison", lambda: self.add_pane(), "P")
         self.pane_configs: list[PaneConfig] = []
         self.dataset_form: ParamForm | None = None
+        self.form_dataset = ""  # the data set the form edits (before a file is chosen: not loaded)
         self.data_box = self._build_data_box()
         self.panes_box = self._build_panes_box()
 
@@ -65,7 +67,17 @@ class SetupControls(Controller):
 
     # == keeping widgets in step with the lab ==================================================
     def sync_dataset_form(self) -> None:
-        spec = self.lab.registry.dataset(self.lab.dataset_name)
+        """Show the lab's data set, its parameters and the seeds."""
+        self.show_form(self.lab.dataset_name, self.lab.dataset_params)
+        for box, value in ((self.data_seed, self.lab.dataset_seed), (self.run_seed, self.lab.seed)):
+            box.blockSignals(True)
+            box.setValue(int(value) if value is not None else 0)
+            box.blockSignals(False)
+
+    def show_form(self, name: str, values: Mapping[str, Any]) -> None:
+        """The parameter form of data set ``name`` (maybe not loaded yet: a file to choose)."""
+        spec = self.lab.registry.dataset(name)
+        self.form_dataset = spec.name
         self.dataset_combo.blockSignals(True)
         self.dataset_combo.setCurrentIndex(max(0, self.dataset_combo.findData(spec.name)))
         self.dataset_combo.blockSignals(False)
@@ -74,13 +86,9 @@ class SetupControls(Controller):
             self.dataset_form.hide()
             self.dataset_form.setParent(None)
             self.dataset_form.deleteLater()
-        self.dataset_form = ParamForm(spec.params, self.lab.dataset_params)
+        self.dataset_form = ParamForm(spec.params, values)
         self.dataset_form.changed.connect(self._dataset_params_changed)
         self.dataset_form_holder.addWidget(self.dataset_form)
-        for box, value in ((self.data_seed, self.lab.dataset_seed), (self.run_seed, self.lab.seed)):
-            box.blockSignals(True)
-            box.setValue(int(value) if value is not None else 0)
-            box.blockSignals(False)
 
     def sync_configs(self) -> None:
         """One algorithm box per pane of the lab."""
@@ -103,12 +111,15 @@ class SetupControls(Controller):
     # == edits =================================================================================
     def _dataset_chosen(self) -> None:
         name = self.dataset_combo.currentData()
-        w = self.window
-        if name and name != self.lab.dataset_name:
-            if w.guard(self.lab.set_dataset, name, None, self.data_seed.value()) is not w.ERROR:
-                w.sync_dataset_form()
-                w.presentation.fit_views()
-                w.setup_changed()
+        if not name or name == self.form_dataset:
+            return
+        spec = self.lab.registry.dataset(name)
+        if any(p.name == "path" for p in spec.params):
+            # a data set read from a file: show its form (with a file picker) and wait for a path
+            self.show_form(name, {})
+            self.window.status.showMessage(f"Choose the file for data set {name!r} (path).", 8000)
+            return
+        self._load(name, None)
 
     def _dataset_params_changed(self, *args: Any) -> None:
         if self.dataset_form is None:
@@ -116,11 +127,26 @@ class SetupControls(Controller):
         values = self.dataset_form.values()
         if self.dataset_form.errors:
             return
+        self._load(self.form_dataset, values)
+
+    def _load(self, name: str, values: dict | None) -> None:
+        """Load data set ``name``; the same data set keeps its links when the number of points
+        is unchanged, and any change can be undone (Ctrl+Z)."""
         w = self.window
-        if w.guard(self.lab.set_dataset, self.lab.dataset_name, values,
-                   self.data_seed.value()) is not w.ERROR:
-            w.presentation.fit_views()
-            w.setup_changed()
+        same = name == self.lab.dataset_name
+        if w.guard(partial(self.lab.set_dataset, keep_links=same, undoable=True), name, values,
+                   self.data_seed.value()) is w.ERROR:
+            return
+        if not same:
+            w.sync_dataset_form()
+        self.sync_configs()  # class counts follow the data set's number of classes
+        w.presentation.fit_views()
+        w.setup_changed()
+        dropped = self.lab.dropped_links
+        if dropped:
+            why = "the number of points changed" if same else "a new data set"
+            w.status.showMessage(f"{dropped} link(s) dropped ({why}); Ctrl+Z brings them back.",
+                                 10000)
 
     def _run_seed_changed(self, value: int) -> None:
         self.lab.set_seed(value)

@@ -12,13 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtWidgets
 
-from .controller import Controller, tool_button
+from .controller import Controller, html_escape, tool_button
+from .keys import install as install_keys
 
 if TYPE_CHECKING:
     from .app import MainWindow
     from .model import Pane
 
-__all__ = ["Transport"]
+__all__ = ["LIVE_INTERVAL_MS", "Transport"]
+
+#: While computing many iterations ("Run to end"), the newest state is drawn this often.
+LIVE_INTERVAL_MS = 500
 
 
 class Transport(Controller):
@@ -33,6 +37,10 @@ class Transport(Controller):
         self.act_play = A("Play", self.toggle_play, "Space", tip="Play or pause the animation")
         self.act_step = A("Step", self.step_forward, "Right", tip="One iteration forward")
         self.act_back = A("Back", self.step_back, "Left", tip="One iteration back (replayed)")
+        self.act_half = A("Half step", self.half_step, "Shift+Right",
+                          tip="Half an iteration forward: E-step / M-step, assign / update, ...")
+        self.act_half_back = A("Half back", self.half_back, "Shift+Left",
+                               tip="Half an iteration back (replayed)")
         self.act_reset = A("Reset", self.reset, "Home", tip="Back to iteration 0")
         self.act_end = A("Run to end", self.run_to_end, "End",
                          tip="Compute until every pane converges")
@@ -46,12 +54,17 @@ class Transport(Controller):
         self._busy_timer.setSingleShot(True)
         self._busy_timer.setInterval(250)
         self._busy_timer.timeout.connect(self._show_busy)
+        self._live_timer = QtCore.QTimer(self)  # the latest state while computing ahead
+        self._live_timer.setInterval(LIVE_INTERVAL_MS)
+        self._live_timer.timeout.connect(self._show_latest)
+        self.keys = install_keys(window)  # Space plays even from a committed form field
         window.executor.busy_changed.connect(self._busy_changed)
         window.executor.progress.connect(self._progress)
 
     def menu_actions(self) -> list[Any]:
-        return [self.act_play, self.act_step, self.act_back, self.act_reset, self.act_end,
-                self.act_cancel, None, self.act_faster, self.act_slower]
+        return [self.act_play, self.act_step, self.act_back, self.act_half, self.act_half_back,
+                self.act_reset, self.act_end, self.act_cancel, None, self.act_faster,
+                self.act_slower]
 
     def _build_bar(self) -> QtWidgets.QWidget:
         bar = QtWidgets.QWidget()
@@ -59,6 +72,7 @@ class Transport(Controller):
         row.setContentsMargins(0, 2, 0, 0)
         sp = QtWidgets.QStyle.StandardPixmap
         self.transport_buttons: list[QtWidgets.QToolButton] = []
+        self.half_buttons: list[QtWidgets.QToolButton] = []
         for action, text, icon in ((self.act_reset, "Reset", sp.SP_MediaSkipBackward),
                                    (self.act_back, "Back", sp.SP_MediaSeekBackward),
                                    (self.act_play, "Play", sp.SP_MediaPlay),
@@ -68,11 +82,14 @@ class Transport(Controller):
             button = tool_button(action, text)
             button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             button.setMinimumWidth(38)
-            button.setToolTip(action.toolTip())
             self.transport_buttons.append(button)
             row.addWidget(button)
             if action is self.act_play:
                 self.play_button = button
+            if action is self.act_back:
+                row.addWidget(self._half_button(self.act_half_back, "◀½"))
+            if action is self.act_step:
+                row.addWidget(self._half_button(self.act_half, "½▶"))
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.slider.setObjectName("iteration_slider")
         self.slider.setRange(0, 0)
@@ -81,26 +98,37 @@ class Transport(Controller):
         self.slider.valueChanged.connect(self._slider_moved)
         row.addWidget(self.slider, 1)
         self.iteration_label = QtWidgets.QLabel("iteration 0")
-        self.iteration_label.setMinimumWidth(120)
-        row.addWidget(self.iteration_label)
-        row.addWidget(QtWidgets.QLabel("speed"))
-        self.speed = QtWidgets.QSpinBox()
+        self.iteration_label.setMinimumWidth(100)
+        # a long label ("iteration 12 / 40+ · M-step") takes free room, never widens the window
+        self.iteration_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored,
+                                           QtWidgets.QSizePolicy.Policy.Preferred)
+        row.addWidget(self.iteration_label, 1)
+        self.speed = QtWidgets.QSpinBox()  # no "speed" label: the row must fit 540 px
         self.speed.setRange(1, 30)
         self.speed.setValue(4)
         self.speed.setSuffix(" it/s")
+        self.speed.setToolTip("Animation speed, iterations per second (+ / -)")
         self.speed.setFocusPolicy(QtCore.Qt.FocusPolicy.ClickFocus)
         self.speed.valueChanged.connect(self._speed_changed)
         row.addWidget(self.speed)
+        # progress and Cancel go to the status bar (MainWindow): shown in the transport row they
+        # widened its minimum and a small window grew while something was computed
         self.progress = QtWidgets.QProgressBar()
         self.progress.setMaximumWidth(180)
+        self.progress.setMinimumWidth(110)  # room for "1234/5678"
         self.progress.setTextVisible(True)
         self.progress.hide()
-        row.addWidget(self.progress)
         self.cancel_button = QtWidgets.QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
         self.cancel_button.hide()
-        row.addWidget(self.cancel_button)
         return bar
+
+    def _half_button(self, action: Any, text: str) -> QtWidgets.QToolButton:
+        button = tool_button(action, text)
+        button.setToolButtonStyle(QtCore.Qt.ToolButtonStyle.ToolButtonTextOnly)
+        button.setMinimumWidth(26)
+        self.half_buttons.append(button)
+        return button
 
     def set_presenting(self, on: bool) -> None:
         # big icons without text leave the iteration slider room on a 1280x720 projector
@@ -110,6 +138,10 @@ class Transport(Controller):
             button.setToolButtonStyle(style)
             button.setIconSize(QtCore.QSize(28, 28) if on else QtCore.QSize(16, 16))
         self.slider.setMinimumWidth(160 if on else 60)  # never squeezed away by big fonts
+        for button in self.half_buttons:  # text buttons: bigger font, never icon-only
+            font = button.font()
+            font.setPointSize(15 if on else QtWidgets.QApplication.font().pointSize())
+            button.setFont(font)
 
     def update(self) -> None:
         lab = self.lab
@@ -121,10 +153,19 @@ class Transport(Controller):
         self.slider.blockSignals(False)
         shown = min(lab.iteration, top)
         finished = all(p.finished for p in lab.panes)
-        self.iteration_label.setText(f"iteration {shown} / {top}" + ("" if finished else "+"))
-        self.act_back.setEnabled(shown > 0)
-        self.act_reset.setEnabled(shown > 0)
-        self.act_step.setEnabled(lab.can_advance() or busy)
+        phase = lab.phase_shown() if lab.on_half else ""
+        if phase:  # the half-step before an iteration not stored yet as a whole
+            shown = lab.iteration
+        self.iteration_label.setText(f"iteration {shown} / {top}" + ("" if finished else "+")
+                                     + (f" · {phase}" if phase else ""))
+        self.act_back.setEnabled(shown > 0 or lab.on_half)
+        self.act_reset.setEnabled(shown > 0 or lab.on_half)
+        self.act_step.setEnabled(lab.can_advance() or lab.on_half or busy)
+        halves = lab.has_phases
+        for button in self.half_buttons:
+            button.setVisible(halves)
+        self.act_half.setEnabled(halves and (lab.can_advance() or lab.on_half or busy))
+        self.act_half_back.setEnabled(halves and (shown > 0 or lab.on_half))
         self.act_end.setEnabled(not finished or shown < top)  # End also jumps to the last state
 
     # == background work =======================================================================
@@ -169,7 +210,9 @@ class Transport(Controller):
 
         def done(_result: Any, error: BaseException | None = None) -> None:
             if error is not None:
-                self.window.banner.show_message(f"Unexpected error: {type(error).__name__}: {error}")
+                self.window.banner.show_message(
+                    html_escape(f"Unexpected error: {type(error).__name__}: {error}"),
+                    source="unexpected")
             if lab.epoch != epoch or not all(self._current(p, g) for p, g in generations):
                 self.rebuild()
                 return
@@ -180,13 +223,29 @@ class Transport(Controller):
 
         self.window.executor.submit(work, label=label or "computing", on_done=done,
                                     on_error=partial(done, None))
+        if t is None or t > lab.iteration + 1:  # more than one step: show progress on the way
+            self._live_shown: tuple[int, ...] = ()
+            self._live_timer.start()
         return True
+
+    def _show_latest(self) -> None:
+        if not self.window.executor.busy:
+            self._live_timer.stop()
+            return
+        newest = tuple(p.last_index for p in self.lab.panes)
+        if newest == self._live_shown:
+            return  # nothing new since the last look: no redraw
+        self._live_shown = newest
+        self.window.presentation.draw(latest=True)
+        newest = max((p.last_index for p in self.lab.panes), default=0)
+        self.iteration_label.setText(f"computing... {newest}")
 
     def _busy_changed(self, busy: bool) -> None:
         if busy:
             self._busy_timer.start()
         else:
             self._busy_timer.stop()
+            self._live_timer.stop()
             self.progress.hide()
             self.cancel_button.hide()
             status = self.window.status
@@ -210,7 +269,8 @@ class Transport(Controller):
     def _progress(self, label: str, done: int, total: int) -> None:
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
-        self.progress.setFormat(f"{label} {done}/{total}")
+        self.progress.setFormat(f"{done}/{total}")  # the label is in the status bar and tooltip
+        self.progress.setToolTip(label)
 
     def cancel(self) -> None:
         """Stop the computation under way (Esc); without one, drop a half-drawn link."""
@@ -229,7 +289,7 @@ class Transport(Controller):
             if not self.playing:
                 self._step_when_idle = True  # a key press during a rebuild is not lost
             return True
-        t = self.lab.iteration + 1
+        t = self.lab.iteration + (0 if self.lab.on_half else 1)  # a half-step: finish it
         if self.lab.needs_compute(t):
             return self.compute(t, then_seek=t, label="computing") or True
         if t <= self.lab.max_index:
@@ -242,6 +302,54 @@ class Transport(Controller):
         if self.window.executor.busy or self.lab.iteration == 0:
             return
         self.lab.seek(min(self.lab.iteration, self.lab.max_index) - 1)
+        self.window.refresh()
+
+    def half_step(self) -> bool:
+        """Half an iteration forward in every pane (panes without phases move on the second
+        half); False at the end."""
+        lab = self.lab
+        if self.window.executor.busy:
+            return True
+        if lab.on_half:
+            return self.step_forward()
+        t = lab.iteration + 1
+        if lab.needs_compute(t - 1) or not lab.has_half(t):
+            return self.step_forward()
+        panes = lab.needs_half(t)
+        if not panes:
+            lab.seek_half(t)
+            self.window.refresh()
+            return True
+        epoch, generations = lab.epoch, [(p, p.generation) for p in panes]
+
+        def done(_result: Any, error: BaseException | None = None) -> None:
+            if error is not None:
+                self.window.banner.show_message(
+                    html_escape(f"Unexpected error: {type(error).__name__}: {error}"),
+                    source="unexpected")
+            if lab.epoch != epoch or not all(self._current(p, g) for p, g in generations):
+                self.rebuild()
+                return
+            lab.seek_half(t)
+            self.window.refresh()
+            self.window.report_errors()
+
+        self.window.executor.submit(lambda job: lab.compute_half(t, panes), label="half-step",
+                                    on_done=done, on_error=partial(done, None))
+        return True
+
+    def half_back(self) -> None:
+        """Half an iteration back (replayed, never recomputed)."""
+        lab = self.lab
+        if self.window.executor.busy or (lab.iteration == 0 and not lab.on_half):
+            return
+        t = min(lab.iteration, lab.max_index)
+        if lab.on_half:
+            lab.seek(lab.iteration - 1)
+        elif any(p.run is not None and (t - 1) in p.run.halves for p in lab.panes):
+            lab.seek_half(t)
+        else:
+            lab.seek(t - 1)
         self.window.refresh()
 
     def reset(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,11 @@ def _text_of(param: Param, value: Any) -> str:
     return str(out)
 
 
+def is_path_param(param: Param) -> bool:
+    """A text parameter naming a file (``path``, ``..._path``, ``file``)."""
+    return param.type is str and (param.name in ("path", "file") or param.name.endswith("_path"))
+
+
 class ParamForm(QtWidgets.QWidget):
     """A form generated from :class:`~pairlab.Param` specs.
 
@@ -52,13 +58,25 @@ class ParamForm(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         values = dict(values or {})
+        self.browse_buttons: dict[str, QtWidgets.QPushButton] = {}
         for p in self.params:
             widget = self._make(p, values.get(p.name, p.default))
             widget.setToolTip(f"{p.help}\n({p.type_name}{self._range(p)})")
             widget.setObjectName(f"param_{p.name}")
             label = QtWidgets.QLabel(p.name.replace("_", " "))
             label.setToolTip(p.help)
-            layout.addRow(label, widget)
+            field = widget
+            if is_path_param(p):  # a file to read: the field gets a file picker
+                field = QtWidgets.QWidget()
+                row = QtWidgets.QHBoxLayout(field)
+                row.setContentsMargins(0, 0, 0, 0)
+                row.addWidget(widget, 1)
+                browse = QtWidgets.QPushButton("Browse...")
+                browse.setObjectName(f"browse_{p.name}")
+                browse.clicked.connect(partial(self._browse, p.name))
+                row.addWidget(browse)
+                self.browse_buttons[p.name] = browse
+            layout.addRow(label, field)
             self.fields[p.name] = widget
         if not self.params:
             layout.addRow(QtWidgets.QLabel("(no parameters)"))
@@ -155,6 +173,16 @@ class ParamForm(QtWidgets.QWidget):
             finally:
                 w.blockSignals(False)
 
+    def _browse(self, name: str) -> None:
+        edit = self.fields[name]
+        assert isinstance(edit, QtWidgets.QLineEdit)
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Choose a data file", edit.text() or "",
+            "Tables (*.csv *.tsv *.txt *.npz);;All files (*)")
+        if path:
+            edit.setText(path)
+            self._emit()
+
     def _emit(self, *args: object) -> None:
         values = self.values()
         if not self._errors:
@@ -238,22 +266,28 @@ class PaneView(QtWidgets.QFrame):
         self.metrics.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.metrics.setWordWrap(True)
         layout.addWidget(self.metrics)
+        layout.addStretch(0)  # takes the room a height-capped canvas leaves (Presentation)
         self.frame: Frame | None = None
 
     def set_style(self, style: Style) -> None:
         self.canvas.layers.set_style(style)
-        self.objective.setMaximumHeight(200 if style.font_size > 12 else 150)
-        self.objective.set_font_size(12 if style.font_size > 12 else 9)
+        big = style.font_size > 12
+        self.objective.setMaximumHeight(220 if big else 150)
+        self.objective.setMinimumHeight(120 if big else 70)
+        self.objective.set_font_size(style.font_size - 2 if big else 9)
 
 
-class Banner(QtWidgets.QFrame):
-    """A dismissable message strip above the panes (errors, restore offers); never modal."""
+class _BannerRow(QtWidgets.QFrame):
+    """One message of the banner: rich text, action buttons and a dismiss button."""
 
-    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, banner: Banner, source: str) -> None:
+        super().__init__()
+        self.setObjectName("banner_row")
+        self.source = source
         layout = QtWidgets.QHBoxLayout(self)
         layout.setContentsMargins(8, 4, 4, 4)
         self.label = QtWidgets.QLabel()
+        self.label.setTextFormat(QtCore.Qt.TextFormat.RichText)  # callers escape their text
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.label, 1)
@@ -262,30 +296,77 @@ class Banner(QtWidgets.QFrame):
         close = QtWidgets.QToolButton()
         close.setText("✕")
         close.setToolTip("Dismiss")
-        close.clicked.connect(self.hide)
+        close.clicked.connect(lambda: banner.answer(source))
         layout.addWidget(close)
+
+
+class Banner(QtWidgets.QFrame):
+    """Dismissable message strips above the panes (errors, restore offers); never modal.
+
+    Each message has a ``source``; a new message replaces the one of the same source and
+    :meth:`clear` removes it once its cause is gone. Messages are rich text: callers escape what
+    they did not write. ``answered(source)`` is emitted when the user dismisses a message or
+    presses one of its buttons.
+    """
+
+    answered = QtCore.Signal(str)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._layout = QtWidgets.QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(2)
+        self.rows: dict[str, _BannerRow] = {}
         self.hide()
 
     def show_message(self, text: str, kind: str = "error",
-                     actions: Sequence[tuple[str, Any]] = ()) -> None:
+                     actions: Sequence[tuple[str, Any]] = (), *, source: str = "") -> None:
         colours = {"error": ("#fde2e1", "#b00020"), "info": ("#e3f0fb", "#0b4f8a")}
         bg, fg = colours.get(kind, colours["info"])
-        self.setStyleSheet(f"Banner {{ background: {bg}; border: 1px solid {fg}; }} "
-                           f"QLabel {{ color: {fg}; }}")
-        self.label.setText(text)
-        while self.buttons.count():
-            item = self.buttons.takeAt(0)
+        row = self.rows.get(source)
+        if row is None:
+            row = self.rows[source] = _BannerRow(self, source)
+            self._layout.addWidget(row)
+        row.setStyleSheet(f"#banner_row {{ background: {bg}; border: 1px solid {fg}; }} "
+                          f"QLabel {{ color: {fg}; }}")
+        row.label.setText(text)
+        while row.buttons.count():
+            item = row.buttons.takeAt(0)
             if item.widget() is not None:
                 item.widget().deleteLater()
         for title, callback in actions:
             button = QtWidgets.QPushButton(title)
             button.clicked.connect(callback)
-            button.clicked.connect(self.hide)
-            self.buttons.addWidget(button)
+            button.clicked.connect(lambda _=False, s=source: self.answer(s))
+            row.buttons.addWidget(button)
         self.show()
 
-    def text(self) -> str:
-        return "" if self.isHidden() else self.label.text()
+    def clear(self, source: str) -> None:
+        """Remove the message of ``source`` (its cause is gone)."""
+        row = self.rows.pop(source, None)
+        if row is not None:
+            self._layout.removeWidget(row)
+            row.hide()
+            row.deleteLater()
+        if not self.rows:
+            self.hide()
+
+    def answer(self, source: str) -> None:
+        self.clear(source)
+        self.answered.emit(source)
+
+    def text(self, source: str | None = None) -> str:
+        """The rich text shown (of one source, or of all joined by line breaks)."""
+        if self.isHidden():
+            return ""
+        rows = [r for s, r in self.rows.items() if source is None or s == source]
+        return "<br>".join(r.label.text() for r in rows)
+
+    def plain_text(self) -> str:
+        """What the reader sees (entities and tags rendered)."""
+        doc = QtGui.QTextDocument()
+        doc.setHtml(self.text())
+        return doc.toPlainText()
 
 
 def plugins_report(registry: Any) -> str:

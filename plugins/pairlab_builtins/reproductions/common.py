@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from pairlab import Constraints, Dataset, Run, State
-from pairlab.metrics import accuracy, purity
+from pairlab.metrics import accuracy, class_matching, purity
 from pairlab.registry import get_registry
 from pairlab.reproduction import ReproductionResult
 
@@ -61,23 +61,6 @@ def subset(constraints: Constraints, *, must: bool = True, cannot: bool = True) 
     return Constraints(constraints.must_link if must and constraints.n_must_link else None,
                        constraints.cannot_link if cannot and constraints.n_cannot_link else None,
                        n_samples=constraints.n_samples)
-
-
-def class_matching(y: np.ndarray, labels: np.ndarray, n_labels: int) -> np.ndarray:
-    """The true class each label value is drawn as: the best one-to-one matching (Hungarian) of
-    labels to classes; labels left over keep distinct colours after the classes."""
-    from scipy.optimize import linear_sum_assignment
-
-    classes, yi = np.unique(y, return_inverse=True)
-    n_classes = classes.size
-    table = np.zeros((n_classes, n_labels))
-    np.add.at(table, (yi, labels), 1.0)
-    rows, cols = linear_sum_assignment(-table)
-    out = np.full(n_labels, -1, dtype=np.int64)
-    out[cols] = rows
-    spare = np.flatnonzero(out < 0)
-    out[spare] = n_classes + np.arange(spare.size)
-    return out
 
 
 def matched_state(state: State, y: np.ndarray) -> tuple[State, np.ndarray]:

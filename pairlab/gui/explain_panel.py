@@ -1,0 +1,168 @@
+"""The explanation panel: for the selected point, the update each pane just applied and its
+numbers, as the algorithm's :meth:`~pairlab.Algorithm.explain` states them (the maths stays in the
+plugins; this module only draws :class:`~pairlab.Explanation` objects)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from ..explanation import Bars, Explanation
+from .controller import Controller, html_escape
+from .palette import GREY, INK, OKABE_ITO
+
+if TYPE_CHECKING:
+    from .app import MainWindow
+
+__all__ = ["BarChart", "ExplanationPanel"]
+
+
+class BarChart(QtWidgets.QWidget):
+    """One :class:`~pairlab.Bars`: a bar per choice with its value, the chosen one dark."""
+
+    def __init__(self, bars: Bars, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bars = bars
+        self.setMinimumHeight(96)
+        self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding,
+                           QtWidgets.QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QtCore.QSize:
+        return QtCore.QSize(260, 110)
+
+    def paintEvent(self, event: QtGui.QPaintEvent) -> None:
+        bars = self.bars
+        values = np.asarray(bars.values, dtype=float)
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        fm = p.fontMetrics()
+        line = fm.height()
+        w, h = self.width(), self.height()
+        title = bars.title + ("  (lowest wins)" if bars.lower_is_better else "")
+        p.setPen(QtGui.QColor(*INK))
+        p.drawText(QtCore.QRectF(0, 0, w, line), QtCore.Qt.AlignmentFlag.AlignLeft,
+                   fm.elidedText(title, QtCore.Qt.TextElideMode.ElideRight, w))
+        n = values.size
+        if n == 0:
+            return
+        top, bottom = line + 2 + line, h - line - 2  # room for the values above, labels below
+        finite = values[np.isfinite(values)]
+        lo = min(0.0, float(finite.min())) if finite.size else 0.0
+        hi = max(0.0, float(finite.max())) if finite.size else 1.0
+        span = hi - lo or 1.0
+        slot = w / n
+        bar_w = max(4.0, min(slot * 0.7, 48.0))
+        zero = bottom - (0.0 - lo) / span * (bottom - top)
+        for k, value in enumerate(values):
+            x = k * slot + (slot - bar_w) / 2
+            chosen = bars.highlight == k
+            colour = QtGui.QColor(*(OKABE_ITO[1] if chosen else GREY))
+            if np.isfinite(value):
+                y = bottom - (value - lo) / span * (bottom - top)
+                p.fillRect(QtCore.QRectF(x, min(y, zero), bar_w, max(abs(zero - y), 1.0)), colour)
+                text = f"{value:.3g}"
+            else:
+                text = "∞" if value > 0 else "-∞" if value < 0 else "–"
+            p.setPen(QtGui.QColor(*INK))
+            font = p.font()
+            font.setBold(chosen)
+            p.setFont(font)
+            centre = QtCore.Qt.AlignmentFlag.AlignHCenter
+            p.drawText(QtCore.QRectF(k * slot, line + 2, slot, line), centre,
+                       fm.elidedText(text, QtCore.Qt.TextElideMode.ElideRight, int(slot)))
+            p.drawText(QtCore.QRectF(k * slot, bottom + 2, slot, line), centre,
+                       fm.elidedText(bars.labels[k], QtCore.Qt.TextElideMode.ElideRight, int(slot)))
+        p.end()
+
+
+class ExplanationPanel(Controller):
+    """A dock (View ▸ Explanation, F3) explaining the selected point in every pane."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.dock = QtWidgets.QDockWidget("Explanation", window)
+        self.dock.setObjectName("explanation")
+        self.dock.setFeatures(QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+                              | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QtWidgets.QWidget()
+        self.column = QtWidgets.QVBoxLayout(body)
+        self.header = QtWidgets.QLabel()
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.column.addWidget(self.header)
+        self.boxes: list[QtWidgets.QGroupBox] = []
+        self.column.addStretch(1)
+        scroll.setWidget(body)
+        scroll.setMinimumWidth(300)
+        self.dock.setWidget(scroll)
+        self.act_panel = self.dock.toggleViewAction()
+        self.act_panel.setText("Explanation panel")
+        self.act_panel.setShortcut(QtGui.QKeySequence("F3"))
+        self.act_panel.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
+        window.addAction(self.act_panel)
+        self.dock.visibilityChanged.connect(lambda _visible: self.update())
+        self.shown: list[Explanation | None] = []
+
+    def update(self) -> None:
+        w = self.window
+        if not self.dock.isVisible() or w.executor.busy:
+            return  # a worker may own the runs: the panel waits for the next refresh
+        lab = self.lab
+        i = w.editing.selected_point
+        for box in self.boxes:
+            self.column.removeWidget(box)
+            box.hide()
+            box.deleteLater()
+        self.boxes, self.shown = [], []
+        if i is None or lab.dataset is None or i >= lab.dataset.n_samples:
+            self.header.setText("Click a point with the Select tool (S) to see the numbers "
+                                "behind its label in every pane.")
+            return
+        truth = "" if lab.dataset.y is None else f", true class {int(lab.dataset.y[i])}"
+        links = [f"{'must' if kind == 'must' else 'cannot'}-linked to {j}"
+                 for kind, pairs in (("must", lab.constraints.must_link),
+                                     ("cannot", lab.constraints.cannot_link))
+                 for a, b in pairs.tolist() for j in ((b,) if a == i else (a,) if b == i else ())]
+        extra = ("; " + ", ".join(links)) if links else ""
+        self.header.setText(f"<b>Point {i}</b>{html_escape(truth + extra)}")
+        for k, pane in enumerate(lab.panes):
+            explanation = lab.explain(pane, i)
+            self.shown.append(explanation)
+            box = self._box(pane.title, explanation)
+            self.column.insertWidget(1 + k, box)
+            self.boxes.append(box)
+
+    def _box(self, title: str, explanation: Explanation | None) -> QtWidgets.QGroupBox:
+        box = QtWidgets.QGroupBox(title)
+        lay = QtWidgets.QVBoxLayout(box)
+        if explanation is None:
+            lay.addWidget(QtWidgets.QLabel("No explanation for this point at this state."))
+            return box
+        phase = QtWidgets.QLabel(f"<b>{html_escape(explanation.phase)}</b>")
+        phase.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        lay.addWidget(phase)
+        equation = QtWidgets.QLabel(explanation.equation)
+        equation.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        equation.setWordWrap(True)
+        equation.setObjectName("equation")
+        equation.setStyleSheet("QLabel#equation { font-family: 'DejaVu Serif', serif; "
+                               "background: #f6f6f2; padding: 4px; }")
+        lay.addWidget(equation)
+        if explanation.text:
+            text = QtWidgets.QLabel(explanation.text)
+            text.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+            text.setWordWrap(True)
+            lay.addWidget(text)
+        for bars in explanation.bars:
+            lay.addWidget(BarChart(bars))
+        return box
+
+    def texts(self) -> list[str]:
+        """What the panel says, pane by pane (for scripts and tests)."""
+        return [box.title() + ": " + " | ".join(
+            label.text() for label in box.findChildren(QtWidgets.QLabel)) for box in self.boxes]
