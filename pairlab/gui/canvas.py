@@ -564,6 +564,8 @@ class ObjectivePlot(pg.PlotWidget):
         first = 1 if self.skip_first and values.size >= 3 else 0
         shown = values[first:]
         shown = shown[np.isfinite(shown)]
+        if not shown.size:  # the only finite objective is iteration 0's
+            shown = values[np.isfinite(values)]
         lo, hi = float(shown.min()), float(shown.max())
         pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.01, 1e-3)
         plot.setYRange(lo - pad, hi + pad, padding=0)

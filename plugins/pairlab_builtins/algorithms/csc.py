@@ -202,7 +202,7 @@ class CSC(Algorithm):
         if k > n:
             raise InvalidInputError(f"n_clusters={k} exceeds the number of points ({n}).")
         if n < 2:
-            raise InvalidInputError("csc needs at least 2 points.")
+            raise InvalidInputError("csc needs at least 2 points; got 1 sample.")
         A = pairwise_kernel(self.X, "precomputed" if self.params["affinity"] == "precomputed"
                             else "rbf", self.params["bandwidth"])
         if np.any(A < 0):
