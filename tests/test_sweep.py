@@ -224,3 +224,19 @@ def test_a_two_worker_dask_localcluster_gives_the_same_table_as_jobs_1(tmp_path)
         b = run_sweep(parse_spec(SPEC), tmp_path / "dask", dask, progress=None)
     assert b.engine.ran == 12 and "LocalCluster" in b.engine.executor
     assert without_timing(a.table) == without_timing(b.table)
+
+
+def test_the_spec_in_docs_sweeps_md_is_valid_and_multiplies_out_as_described(tmp_path):
+    import re
+    from pathlib import Path
+
+    from pairlab.sweep import load_spec
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "sweeps.md").read_text()
+    toml = re.findall(r"```toml\n(.*?)```", text, flags=re.S)[0]
+    (tmp_path / "moons.toml").write_text(toml)
+    spec = load_spec(tmp_path / "moons.toml")
+    cells = spec.cells()
+    # 2 noise levels of the data x 4 budgets x 2 link noise levels x (gmm + 2 GM-PR tolerances)
+    assert len(cells) == 2 * 4 * 2 * 3 and spec.trials == 10
+    assert {c.method for c in cells} == {"gmm", "GM-PR tol=0.001", "GM-PR tol=1e-06"}
