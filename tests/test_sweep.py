@@ -240,3 +240,15 @@ def test_the_spec_in_docs_sweeps_md_is_valid_and_multiplies_out_as_described(tmp
     # 2 noise levels of the data x 4 budgets x 2 link noise levels x (gmm + 2 GM-PR tolerances)
     assert len(cells) == 2 * 4 * 2 * 3 and spec.trials == 10
     assert {c.method for c in cells} == {"gmm", "GM-PR tol=0.001", "GM-PR tol=1e-06"}
+
+
+def test_with_a_file_trials_and_seed_flags_override_and_other_flags_are_refused(tmp_path, capsys):
+    toml = tmp_path / "tiny.toml"
+    toml.write_text(_toml(SPEC))
+    out = tmp_path / "out"
+    assert cli.main(["sweep", str(toml), "--out", str(out), "--trials", "1", "--seed", "5",
+                     "--jobs", "1", "--no-render"]) == 0
+    rows = read_rows(out / "tiny.csv")
+    assert len(rows) == 4 and json.loads((out / "tiny.json").read_text())["spec"]["seed"] == 5
+    assert cli.main(["sweep", str(toml), "--budget", "3", "--out", str(out)]) == 1
+    assert "--budget" in capsys.readouterr().err

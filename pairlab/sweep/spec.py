@@ -282,7 +282,8 @@ def spec_from_args(args: argparse.Namespace) -> SweepSpec:
     aparams = _assign(args.set or [], algos, "set")
     dparams = _assign(args.data or [], datas, "data")
     data: dict[str, Any] = {
-        "name": args.name or "sweep", "seed": args.seed, "trials": args.trials,
+        "name": args.name or "sweep", "seed": args.seed or 0,
+        "trials": 1 if args.trials is None else args.trials,
         "algorithms": [{"name": a, "params": aparams[a]} for a in algos],
         "datasets": [{"name": d, "params": dparams[d]} for d in datas],
     }
