@@ -252,3 +252,15 @@ def test_with_a_file_trials_and_seed_flags_override_and_other_flags_are_refused(
     assert len(rows) == 4 and json.loads((out / "tiny.json").read_text())["spec"]["seed"] == 5
     assert cli.main(["sweep", str(toml), "--budget", "3", "--out", str(out)]) == 1
     assert "--budget" in capsys.readouterr().err
+
+
+def _worker_dies():
+    os._exit(3)
+
+
+def test_a_task_whose_worker_died_is_reported_and_not_stored(tmp_path):
+    store = TrialStore(tmp_path)
+    with make_executor(2) as ex:
+        ran = run_tasks([Task("dies", _worker_dies, ())], store, ex, progress=None)
+    assert ran.values == [None] and "BrokenProcessPool" in ran.errors[0]
+    assert not list(tmp_path.rglob("*.trial"))  # the next run tries it again
