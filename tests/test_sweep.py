@@ -86,6 +86,14 @@ def test_rerun_resumes_recomputes_corrupt_trials_and_only_changed_cells(tmp_path
     assert (third.engine.stored, third.engine.ran) == (12, 6)
 
 
+def test_a_budget_below_one_is_a_fraction_of_all_pairs(tmp_path):
+    spec = dict(SPEC, trials=1, algorithms=[{"name": "gmm"}],
+                links={"generator": "pairs", "budget": [0.05, 7]})
+    rows = read_rows(run_sweep(parse_spec(spec), tmp_path, progress=None).table)
+    links = [int(r["n_must_link"]) + int(r["n_cannot_link"]) for r in rows]
+    assert links == [round(0.05 * 40 * 39 / 2), 7]
+
+
 def test_failing_trial_is_recorded_and_the_rest_finish(tmp_path):
     # 12 points in two classes allow 66 - 36 = 30 must-links at most: budget 40 cannot be drawn
     spec = dict(SPEC, datasets=[{"name": "two-moons", "params": {"n_samples": 12}}],
@@ -112,6 +120,7 @@ def test_failing_trial_is_recorded_and_the_rest_finish(tmp_path):
     ({"noise": {"link_model": "flip-prb", "link": [0.1]}}, ["'flip-prb'", "'flip-prob'"]),
     ({"trails": 3}, ["'trails'", "'trials'"]),
     ({"datasets": [{"name": "iris"}, {"name": "iris"}]}, ["'iris'", "distinct label"]),
+    ({"links": {"generator": "pairs", "budget": [2.5]}}, ["2.5", "'n_pairs'", "whole number"]),
     ({"algorithms": [{"name": "gmm", "params": {"n_components": [2, 0]}}]}, ["n_components", ">= 1"]),
 ])
 def test_unknown_names_and_bad_values_are_refused_before_anything_runs(tmp_path, capsys, change, words):
