@@ -201,8 +201,12 @@ class DaskExecutor(Executor):
         if self._client is not None:
             return self._client
         if self.scheduler == "local":
+            # loopback only; no dashboard (the scheduler's small HTTP server takes a free port
+            # instead of 8787, which another cluster may hold)
             self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                         processes=True, host="127.0.0.1", dashboard_address=None)
+                                         processes=True, host="127.0.0.1",
+                                         dashboard_address="127.0.0.1:0",
+                                         scheduler_kwargs={"dashboard": False})
             self._client = Client(self._cluster)
         else:
             try:
