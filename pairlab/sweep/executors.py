@@ -144,7 +144,7 @@ class ProcessExecutor(Executor):
         self.workers = jobs
         ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
         if sys.platform != "win32":  # workers fork from a server that has imported the engine once
-            ctx.set_forkserver_preload(["pairlab.sweep.trial"])
+            ctx.set_forkserver_preload(["pairlab.sweep.preload"])
         self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker)
         self._futures: list[Any] = []
 
