@@ -86,6 +86,14 @@ def test_rerun_resumes_recomputes_corrupt_trials_and_only_changed_cells(tmp_path
     assert (third.engine.stored, third.engine.ran) == (12, 6)
 
 
+def test_a_budget_below_one_is_a_fraction_of_all_pairs(tmp_path):
+    spec = dict(SPEC, trials=1, algorithms=[{"name": "gmm"}],
+                links={"generator": "pairs", "budget": [0.05, 7]})
+    rows = read_rows(run_sweep(parse_spec(spec), tmp_path, progress=None).table)
+    links = [int(r["n_must_link"]) + int(r["n_cannot_link"]) for r in rows]
+    assert links == [round(0.05 * 40 * 39 / 2), 7]
+
+
 def test_failing_trial_is_recorded_and_the_rest_finish(tmp_path):
     # 12 points in two classes allow 66 - 36 = 30 must-links at most: budget 40 cannot be drawn
     spec = dict(SPEC, datasets=[{"name": "two-moons", "params": {"n_samples": 12}}],
@@ -112,6 +120,7 @@ def test_failing_trial_is_recorded_and_the_rest_finish(tmp_path):
     ({"noise": {"link_model": "flip-prb", "link": [0.1]}}, ["'flip-prb'", "'flip-prob'"]),
     ({"trails": 3}, ["'trails'", "'trials'"]),
     ({"datasets": [{"name": "iris"}, {"name": "iris"}]}, ["'iris'", "distinct label"]),
+    ({"links": {"generator": "pairs", "budget": [2.5]}}, ["2.5", "'n_pairs'", "whole number"]),
     ({"algorithms": [{"name": "gmm", "params": {"n_components": [2, 0]}}]}, ["n_components", ">= 1"]),
 ])
 def test_unknown_names_and_bad_values_are_refused_before_anything_runs(tmp_path, capsys, change, words):
@@ -224,3 +233,43 @@ def test_a_two_worker_dask_localcluster_gives_the_same_table_as_jobs_1(tmp_path)
         b = run_sweep(parse_spec(SPEC), tmp_path / "dask", dask, progress=None)
     assert b.engine.ran == 12 and "LocalCluster" in b.engine.executor
     assert without_timing(a.table) == without_timing(b.table)
+
+
+def test_the_spec_in_docs_sweeps_md_is_valid_and_multiplies_out_as_described(tmp_path):
+    import re
+    from pathlib import Path
+
+    from pairlab.sweep import load_spec
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "sweeps.md").read_text()
+    toml = re.findall(r"```toml\n(.*?)```", text, flags=re.S)[0]
+    (tmp_path / "moons.toml").write_text(toml)
+    spec = load_spec(tmp_path / "moons.toml")
+    cells = spec.cells()
+    # 2 noise levels of the data x 4 budgets x 2 link noise levels x (gmm + 2 GM-PR tolerances)
+    assert len(cells) == 2 * 4 * 2 * 3 and spec.trials == 10
+    assert {c.method for c in cells} == {"gmm", "GM-PR tol=0.001", "GM-PR tol=1e-06"}
+
+
+def test_with_a_file_trials_and_seed_flags_override_and_other_flags_are_refused(tmp_path, capsys):
+    toml = tmp_path / "tiny.toml"
+    toml.write_text(_toml(SPEC))
+    out = tmp_path / "out"
+    assert cli.main(["sweep", str(toml), "--out", str(out), "--trials", "1", "--seed", "5",
+                     "--jobs", "1", "--no-render"]) == 0
+    rows = read_rows(out / "tiny.csv")
+    assert len(rows) == 4 and json.loads((out / "tiny.json").read_text())["spec"]["seed"] == 5
+    assert cli.main(["sweep", str(toml), "--budget", "3", "--out", str(out)]) == 1
+    assert "--budget" in capsys.readouterr().err
+
+
+def _worker_dies():
+    os._exit(3)
+
+
+def test_a_task_whose_worker_died_is_reported_and_not_stored(tmp_path):
+    store = TrialStore(tmp_path)
+    with make_executor(2) as ex:
+        ran = run_tasks([Task("dies", _worker_dies, ())], store, ex, progress=None)
+    assert ran.values == [None] and "BrokenProcessPool" in ran.errors[0]
+    assert not list(tmp_path.rglob("*.trial"))  # the next run tries it again

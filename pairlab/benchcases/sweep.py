@@ -55,12 +55,14 @@ def _sweep(trials: int, executor: Callable[[], Any]) -> Callable[[], object]:
 
 def _plain_loop(trials: int) -> Callable[[], object]:
     """The same trials, called one after the other: no store, no table, no engine."""
+    from pairlab.sweep.executors import blas_limits
     from pairlab.sweep.runner import sweep_tasks
 
     tasks, _ = sweep_tasks(_spec(trials))
 
     def run() -> object:
-        return [task.fn(*task.args) for task in tasks]
+        with blas_limits():  # as the engine's executors do
+            return [task.fn(*task.args) for task in tasks]
 
     return run
 

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--label-noise", metavar="F[,F...]",
                    help="shares of points relabelled before links are drawn")
     g.add_argument("--metric", action="append", metavar="NAME", help="a metric (repeat; default purity)")
-    g.add_argument("--trials", type=int, default=1, help="random draws per cell")
-    g.add_argument("--seed", type=int, default=0, help="base seed")
+    g.add_argument("--trials", type=int, default=None,
+                   help="random draws per cell (default 1; with SPEC.toml: overrides its trials)")
+    g.add_argument("--seed", type=int, default=None,
+                   help="base seed (default 0; with SPEC.toml: overrides its seed)")
     g.add_argument("--max-iter", type=int, default=None, help="iteration limit for every algorithm")
 
 
@@ -101,10 +104,19 @@ def run(args: argparse.Namespace, draw: Draw | None = None) -> int:
         print(f"{doc['name']}: summary and {len(files)} figure file(s) redrawn in {args.report}")
         return 0
     if args.spec:
-        flags = [f for f in ("algorithm", "dataset", "generator") if getattr(args, f)]
+        flags = [f for f in ("name", "algorithm", "set", "dataset", "data", "generator", "gen",
+                             "budget", "link_noise", "link_noise_model", "label_noise", "metric",
+                             "max_iter") if getattr(args, f)]
         if flags:
-            raise InvalidInputError(f"give either SPEC.toml or --{flags[0]} and the other flags")
+            raise InvalidInputError(f"give either SPEC.toml or --{flags[0].replace('_', '-')} and "
+                                    "the other flags (with a file, only --trials and --seed apply)")
         spec = load_spec(args.spec)
+        for key, low in (("trials", 1), ("seed", 0)):
+            value = getattr(args, key)
+            if value is not None:
+                if value < low:
+                    raise InvalidInputError(f"--{key} must be >= {low}, got {value}")
+                spec = replace(spec, **{key: value})
     else:
         spec = spec_from_args(args)
     cells = spec.cells()

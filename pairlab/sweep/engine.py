@@ -86,12 +86,12 @@ class Progress:
 
 
 def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | None = None, *,
-              fresh: bool = False, persist_failures: bool = False,
-              progress: TextIO | None = sys.stderr) -> EngineResult:
+              fresh: bool = False, progress: TextIO | None = sys.stderr) -> EngineResult:
     """Run the tasks whose results are not in ``store`` on ``executor`` and store each result.
 
-    ``fresh`` ignores stored results (and overwrites them). A task that raises is reported in
-    ``errors`` and, unless ``persist_failures``, not stored (the next run tries it again).
+    ``fresh`` ignores stored results (and overwrites them). A task that raises, or whose worker
+    died, is reported in ``errors`` and not stored (the next run tries it again); a task that
+    wants its own failures kept returns them as its result (a sweep trial's row has ``error``).
     Ctrl-C stops the run with :class:`Interrupted` after keeping every finished result.
     """
     start = time.perf_counter()
@@ -113,9 +113,8 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
         for j, outcome in executor.run([tasks[i] for i in todo]):
             i = todo[j]
             seconds[i] = outcome["seconds"]
-            if outcome["ok"] or persist_failures:
-                payload = outcome["value"] if outcome["ok"] else {"error": outcome["error"]}
-                values[i] = store.put(tasks[i].key, payload, encoding=tasks[i].encoding)
+            if outcome["ok"]:
+                values[i] = store.put(tasks[i].key, outcome["value"], encoding=tasks[i].encoding)
             errors[i] = outcome["error"]
             bar.advance()
     except KeyboardInterrupt:

@@ -195,7 +195,7 @@ class SweepSpec:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The spec as plain data (written to the provenance JSON; :func:`parse_spec` reads it)."""
+        """The spec as plain data (written to the sweep's JSON: every axis as a list of values)."""
         return {
             "name": self.name, "seed": self.seed, "trials": self.trials, "metrics": self.metrics,
             "max_iter": self.max_iter,

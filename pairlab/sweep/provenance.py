@@ -27,9 +27,11 @@ def provenance(argv: Sequence[str] | None, wall: float) -> dict[str, Any]:
     except Exception:  # Qt is optional for the computation
         pass
     plugins = {p.name: f"{p.distribution} {p.version}" for p in get_registry().plugins if p.ok}
+    dask = sys.modules.get("distributed")  # only when a run used Dask
     return {
         "pairlab": __version__, "plugins": plugins, "numpy": np.__version__,
-        "scipy": scipy.__version__, "qt": qt, "python": platform.python_version(),
+        "scipy": scipy.__version__, "distributed": getattr(dask, "__version__", None), "qt": qt,
+        "python": platform.python_version(),
         "platform": platform.platform(),
         "command": " ".join(["pairlab", *(argv if argv is not None else sys.argv[1:])]),
         "wall_seconds": wall,

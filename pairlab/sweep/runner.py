@@ -83,12 +83,11 @@ def run_sweep(spec: SweepSpec, out_dir: str | os.PathLike[str], executor: Execut
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tasks, meta = sweep_tasks(spec)
-    ran = run_tasks(tasks, TrialStore(out / TRIALS_DIR), executor, fresh=fresh,
-                    persist_failures=True, progress=progress)
+    ran = run_tasks(tasks, TrialStore(out / TRIALS_DIR), executor, fresh=fresh, progress=progress)
     rows = []
     for (cell, key, t, seeds), value, error in zip(meta, ran.values, ran.errors, strict=True):
         outcome = dict(value or {})
-        if error and not outcome.get("error"):  # the task itself failed (e.g. a worker died)
+        if error:  # not the trial but its task failed (e.g. a worker died): not stored, rerun retries
             outcome["error"] = error
         rows.append(table_row(cell, key, t, seeds, outcome, spec.metrics))
     table = out / f"{spec.name}.csv"

@@ -199,9 +199,13 @@ def parse_spec(data: Mapping[str, Any], *, registry: Any = None) -> SweepSpec:
         except InvalidInputError as exc:
             raise SpecError(f"links.params: {exc}") from None
         budgets = _as_list(links_data.get("budget", [0]))
+        counts = [n for n in budget_params if gparams[n].type is int]
         for b in budgets:
             if isinstance(b, bool) or not isinstance(b, int | float) or b < 0:
                 raise SpecError(f"links.budget: budgets are counts or fractions >= 0, got {b!r}")
+            if counts and b >= 1 and not float(b).is_integer():
+                raise SpecError(f"links.budget: {b!r} sets {counts[0]!r}, a count: give a whole "
+                                "number, or a fraction of all pairs below 1")
         if budgets != [0] and not budget_params:
             raise SpecError(f"links: generator {generator!r} takes no budget; remove links.budget")
         links = LinkGrid(generator, budgets, budget_params, fixed)
@@ -282,7 +286,8 @@ def spec_from_args(args: argparse.Namespace) -> SweepSpec:
     aparams = _assign(args.set or [], algos, "set")
     dparams = _assign(args.data or [], datas, "data")
     data: dict[str, Any] = {
-        "name": args.name or "sweep", "seed": args.seed, "trials": args.trials,
+        "name": args.name or "sweep", "seed": args.seed or 0,
+        "trials": 1 if args.trials is None else args.trials,
         "algorithms": [{"name": a, "params": aparams[a]} for a in algos],
         "datasets": [{"name": d, "params": dparams[d]} for d in datas],
     }

@@ -36,7 +36,7 @@ def _links(cell: Cell, data: Any, link_seed: int) -> Constraints:
     n = data.n_samples
     for name in cell.budget_params:
         b = cell.budget
-        if by_name[name].type is int and not float(b).is_integer():
+        if by_name[name].type is int and 0 < b < 1:
             b = round(b * n * (n - 1) / 2)  # a fraction of all pairs
         given[name] = b
     values = resolve_params(spec.params, given, owner=f"link generator {cell.generator!r}")
