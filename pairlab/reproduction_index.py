@@ -58,6 +58,11 @@ def _rounded(v: Any) -> Any:
     return v
 
 
+def _reason(e: IndexEntry) -> str:
+    text = e.skipped or ""
+    return text[len("skipped: "):] if text.startswith("skipped: ") else text
+
+
 def _findings(doc: dict[str, Any]) -> list[str]:
     out = [f"Not held: {c['statement']} (measured {_value(c['measured'])}"
            + (f"; paper {_value(c.get('paper'))})" if c.get("paper") is not None else ")")
@@ -94,7 +99,7 @@ STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1500px;color:#222}
 h1{font-size:1.5em} h2{border-bottom:2px solid #888;margin-top:2em} h3{margin-bottom:.3em}
 .recipe{display:flex;flex-wrap:wrap;gap:1.2em;align-items:flex-start;margin-bottom:2em}
-.figure{flex:1 1 640px;max-width:900px} .figure img{width:100%;border:1px solid #ccc}
+.figure{flex:3 1 700px;max-width:1100px} .figure img{width:100%;border:1px solid #ccc}
 .claims{flex:1 1 420px} table{border-collapse:collapse;font-size:.9em;width:100%}
 td,th{border:1px solid #bbb;padding:.25em .4em;vertical-align:top;text-align:left}
 .held{background:#e3f5e1} .not{background:#fbe3e1} .small{font-size:.85em;color:#444}
@@ -107,7 +112,7 @@ def _html_entry(e: IndexEntry) -> str:
     anchor = h(e.name)
     if e.doc is None:
         return (f'<h3 id="{anchor}">{h(e.title)} <code>{h(e.name)}</code></h3>\n'
-                f'<p class="skipped">skipped: {h(e.skipped or "")}</p>\n')
+                f'<p class="skipped">skipped: {h(_reason(e))}</p>\n')
     doc = e.doc
     pngs = [f for f in e.files if f.endswith(".png")]
     figure = "".join(f'<a href="{h(e.folder)}/{h(f)}"><img src="{h(e.folder)}/{h(f)}" '
@@ -153,7 +158,7 @@ def _md_cell(text: str) -> str:
 def _md_entry(e: IndexEntry) -> str:
     lines = [f"### {e.title} (`{e.name}`)", ""]
     if e.doc is None:
-        return "\n".join([*lines, f"skipped: {e.skipped}", "", ""])
+        return "\n".join([*lines, f"skipped: {_reason(e)}", "", ""])
     doc = e.doc
     lines += [f"![{e.title}]({e.folder}/{f})" for f in e.files if f.endswith(".png")]
     lines.append("")

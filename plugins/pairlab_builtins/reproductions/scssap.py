@@ -143,8 +143,11 @@ class SCSSAPCurves(Reproduction):
         noise: dict[str, Any] = {"link_model": "flip-fraction", "link": [0.0], "label": [0.0]}
         if self.noise_kind:
             noise[self.noise_kind] = list(self.levels)
+        sets = shipped_sets(bool(options.get("quick"))) + found
+        if options.get("only"):  # a subset of the data sets by label (tests)
+            sets = [s for s in sets if s["label"] in options["only"]]
         return {"algorithms": algos,
-                "datasets": shipped_sets(bool(options.get("quick"))) + found,
+                "datasets": sets,
                 "metrics": ["modified-rand"],
                 "links": {"generator": "pairs", "budget": list(options.get("budgets") or BUDGETS)},
                 "noise": noise}
