@@ -126,7 +126,7 @@ def test_fig3_quick(tmp_path):
     assert recipe.trial(1, doc["trial_seeds"][1], {}) == data["trials"][1]
 
 
-@pytest.mark.parametrize("name", ["fig6", "fig7"])
+@pytest.mark.parametrize("name", ["fig4", "fig6", "fig7"])
 def test_purity_curves_quick(tmp_path, name):
     recipe = get_registry().reproduction(name)
     options = {"data_dir": str(tmp_path / "no-uci"), "counts": [0, 20]}
