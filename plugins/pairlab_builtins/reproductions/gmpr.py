@@ -522,11 +522,15 @@ class PurityVsLinks(Reproduction):
                                      y_range=(max(0.0, math.floor(low * 10) / 10), 1.0)))
         n = len(result.data["trials"])
         title = (f"{self.title} — {n} trials (random links and k-means++ starts)")
-        notes = "\n".join(result.notes)
+        import textwrap
+
+        # two panels (fig10) are drawn wider, so that the title and notes fit the figure
+        size = (470, 380) if len(panels) > 2 else (820, 440)
+        notes = "\n".join(textwrap.fill(n, size[0] * len(panels) // 8) for n in result.notes)
         paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
         for path in paths:
             render_curves(panels, path, ncols=len(panels), title=title, notes=notes,
-                          scale=1.5 if path.suffix == ".png" else 1.0)
+                          panel_size=size, scale=1.5 if path.suffix == ".png" else 1.0)
         return paths
 
 
