@@ -381,3 +381,8 @@ def test_all_writes_an_index_whose_links_and_images_resolve(tmp_path, capsys):
         assert px.shape[:2] == (900, 1200) and px.std() > 20
         # the figure's curves/points in the palette's colours appear in the screenshot
         assert _share(px, OKABE_ITO[0], tol=60) > 1e-4
+
+
+def test_all_refuses_a_name_too(capsys):
+    assert cli.main(["reproduce", "--all", "fig3"]) == 2
+    assert "either a reproduction NAME or --all" in capsys.readouterr().err
