@@ -566,6 +566,9 @@ class Fig4(PurityVsLinks):
     description = ("GM-PR against constrained EM (GMM-EC) with random pairs typed by the labels, "
                    "on digits {1,2,3} and {4,5,6,7} (2 PCs) and Haberman / Thyroid from --data-dir.")
     kind = "both"
+    #: 100 trials took about 15 minutes on 2 shared cores (load ~15): constrained EM with
+    #: cannot-links of both kinds is the slow part
+    default_trials = 50
 
 
 #: GM-PR with m_K Gaussians per class (m_K = 1 is plain GM-PR)
