@@ -72,8 +72,13 @@ GENERATORS: dict[str, LinkGenerator] = {g.name: g for g in (
                   lambda ds, y, v, rng: gen.random_pairs_count(y, v["n_pairs"], rng),
                   (Param("n_pairs", int, 20, "number of pairs", low=0),)),
     LinkGenerator("fraction", "a share r of all pairs, typed by the labels (like --link-fraction)",
-                  lambda ds, y, v, rng: gen.random_pairs_fraction(y, v["fraction"], rng),
-                  (Param("fraction", float, 0.01, "share r of the n(n-1)/2 pairs", low=0.0, high=1.0),)),
+                  lambda ds, y, v, rng: gen.random_pairs_fraction(y, v["fraction"], rng,
+                                                                  reading=v["reading"]),
+                  (Param("fraction", float, 0.01, "share r of the n(n-1)/2 pairs", low=0.0, high=1.0),
+                   Param("reading", str, "text",
+                         "text: round(r n(n-1)/2) distinct pairs (the paper's text); code: "
+                         "round(r n^2) ordered draws with replacement (the authors' code, about "
+                         "twice as many)", choices=gen.FRACTION_READINGS))),
     LinkGenerator("nonoverlapping", "no point in two pairs (PPC 5.1.1)", _nonoverlapping,
                   (Param("n_pairs", int, None, "number of pairs (at most n/2)", low=0, nullable=True),
                    Param("fraction_points", float, 0.5, "share of points in a pair, if n_pairs is "

@@ -10,6 +10,7 @@ from .constraints import Constraints
 from .errors import InvalidInputError
 
 __all__ = [
+    "FRACTION_READINGS",
     "e_matrix_noise",
     "flip_fraction",
     "flip_probability",
@@ -143,20 +144,42 @@ def random_pairs_count(y: np.ndarray, n_pairs: int, rng: np.random.Generator) ->
     return _split_by_labels(y, _distinct_pairs(y.size, int(n_pairs), rng), y.size)
 
 
-def random_pairs_fraction(y: np.ndarray, fraction: float, rng: np.random.Generator) -> Constraints:
-    """A ``fraction`` r of all n(n-1)/2 pairs, labelled by the ground truth (RDP-means' r).
+#: the two readings of RDP-means' r (section 5): "text" and "code", see random_pairs_fraction
+FRACTION_READINGS = ("text", "code")
+
+
+def random_pairs_fraction(y: np.ndarray, fraction: float, rng: np.random.Generator, *,
+                          reading: str = "text") -> Constraints:
+    """A fraction r of all pairs, labelled by the ground truth (RDP-means' r).
 
     RDP-means (section 5) defines r as the number of +-1 entries of the symmetric side-information
-    matrix E normalised by its size; counting each unordered pair once, that is
-    ``round(r * n (n - 1) / 2)`` pairs (r = 0.01 on 300 points gives 448 pairs). r is read as the
-    decimal it prints as and the product rounded half to even exactly, so r = 0.7 on 10 points
-    gives round(31.5) = 32 pairs, whichever way the floating-point product would have rounded.
+    matrix E normalised by its size. Two readings:
+
+    * ``reading="text"`` (the paper's text): counting each unordered pair once, that is
+      ``round(r * n (n - 1) / 2)`` distinct pairs (r = 0.01 on 300 points gives 448 pairs). r is
+      read as the decimal it prints as and the product rounded half to even exactly, so r = 0.7 on
+      10 points gives round(31.5) = 32 pairs, whichever way the floating-point product would have
+      rounded.
+    * ``reading="code"`` (the authors' public experiment code, as issue 19 describes it):
+      ``round(r * n^2)`` ordered draws (i, j), each index uniform on 0..n-1 with replacement; a
+      draw with i == j is dropped and repeated pairs count once, so about r n^2 distinct pairs,
+      roughly twice the text's number.
     """
     y = _labels(y)
     fraction = _check_fraction(fraction, "fraction")
-    total = y.size * (y.size - 1) // 2
-    count = round(Fraction(repr(float(fraction))) * total)
-    return _split_by_labels(y, _distinct_pairs(y.size, count, rng), y.size)
+    if reading not in FRACTION_READINGS:
+        raise InvalidInputError(f"reading must be one of {', '.join(FRACTION_READINGS)}, "
+                                f"got {reading!r}.")
+    n = y.size
+    if reading == "text":
+        count = round(Fraction(repr(float(fraction))) * (n * (n - 1) // 2))
+        return _split_by_labels(y, _distinct_pairs(n, count, rng), n)
+    draws = round(Fraction(repr(float(fraction))) * n * n)
+    ij = rng.integers(n, size=(draws, 2))
+    ij = ij[ij[:, 0] != ij[:, 1]]
+    ij.sort(axis=1)
+    _keys, first = np.unique(ij[:, 0] * n + ij[:, 1], return_index=True)
+    return _split_by_labels(y, ij[np.sort(first)], n)
 
 
 def nonoverlapping_pairs(y: np.ndarray, n_pairs: int, rng: np.random.Generator) -> Constraints:

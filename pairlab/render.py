@@ -397,7 +397,9 @@ def _add_notes(widget: Any, notes: str | None, *, row: int, ncols: int, style: S
 class CurveSeries:
     """One line of a curve panel: ``y`` against ``x`` with an optional band ``lower``..``upper``
     (e.g. mean +- one standard deviation); ``colour`` is a palette slot, ``dashed`` the line style,
-    ``weight`` scales line width and marker size (a wide line stays visible under an equal one)."""
+    ``weight`` scales line width and marker size (a wide line stays visible under an equal one);
+    ``rgb`` overrides the palette colour where a paper's figure fixes it (e.g. shades of one
+    method), ``symbol`` the palette marker (a pyqtgraph symbol such as "o", "star")."""
 
     label: str
     x: np.ndarray
@@ -407,6 +409,8 @@ class CurveSeries:
     colour: int = 0
     dashed: bool = False
     weight: float = 1.0
+    rgb: tuple[int, int, int] | None = None
+    symbol: str | None = None
 
 
 @dataclass
@@ -488,7 +492,7 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                 _draw_bars(plot, legend, panel, s)
                 continue
             for ser in panel.series:
-                rgb = OKABE_ITO[ser.colour % len(OKABE_ITO)]
+                rgb = ser.rgb or OKABE_ITO[ser.colour % len(OKABE_ITO)]
                 x = np.asarray(ser.x, dtype=float)
                 if ser.lower is not None and ser.upper is not None:
                     lo = pg.PlotDataItem(x, np.asarray(ser.lower, dtype=float), pen=pg.mkPen(None))
@@ -499,7 +503,7 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                 item = pg.PlotDataItem(
                     x, np.asarray(ser.y, dtype=float),
                     pen=_pen(rgb, s.line_width * 1.3 * ser.weight, style=style_),
-                    symbol=SYMBOLS[ser.colour % len(SYMBOLS)],
+                    symbol=ser.symbol or SYMBOLS[ser.colour % len(SYMBOLS)],
                     symbolSize=(s.point_size + 2) * ser.weight,
                     symbolBrush=pg.mkBrush(_qcolor(rgb)), symbolPen=pg.mkPen(255, 255, 255, width=0.8))
                 plot.addItem(item)

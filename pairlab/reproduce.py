@@ -39,7 +39,7 @@ from .sweep.runner import TRIALS_DIR, run_sweep
 from .sweep.spec import parse_spec
 from .sweep.store import TrialStore
 
-__all__ = ["TRIALS_DIR", "provenance", "reproduce", "trial_seed"]
+__all__ = ["TRIALS_DIR", "provenance", "reproduce", "reproduce_all", "trial_seed"]
 
 
 def recipe_trial(recipe: Reproduction, index: int, seed: int, options: dict[str, Any]
@@ -141,6 +141,64 @@ def reproduce(
     return doc
 
 
+def reproduce_all(
+    out_dir: str | os.PathLike[str],
+    args: argparse.Namespace,
+    *,
+    names: Sequence[str] | None = None,
+    progress: Any = sys.stderr,
+) -> list[Any]:
+    """Run every registered recipe (or ``names``) into ``OUT/NAME`` and write the index page.
+
+    Each recipe runs as ``pairlab reproduce NAME --out OUT/NAME`` would, with the options of
+    ``args`` (``--quick``, ``--trials``, ``--seed``, ``--jobs``, ``--scheduler``, ``--fresh``,
+    ``--data-dir``, ``--no-render``), so the whole run resumes from the stored trials. A recipe that
+    cannot run (its data are missing, a plugin is not registered) is listed on the page with the
+    reason instead of stopping the others. Returns the :class:`~pairlab.reproduction_index.IndexEntry`
+    list; the page is OUT/index.html and OUT/index.md.
+    """
+    from .errors import PairlabError
+    from .registry import get_registry
+    from .reproduction_index import IndexEntry, write_index
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    reg = get_registry()
+    names = list(names) if names is not None else reg.names("reproductions")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    start = time.perf_counter()
+    entries = []
+    for name in names:
+        recipe = reg.reproduction(name)
+        entry = IndexEntry(recipe.name, recipe.title, recipe.paper, recipe.name)
+        trials = args.trials if args.trials is not None else (
+            recipe.quick_trials if args.quick else None)
+        if progress is not None:
+            print(f"== {recipe.name}: {recipe.title}", file=progress, flush=True)
+        try:
+            doc = reproduce(recipe, out / recipe.name, trials=trials, seed=args.seed,
+                            jobs=args.jobs, options=recipe.options(args),
+                            render=not args.no_render, progress=progress,
+                            argv=getattr(args, "argv", None), scheduler=args.scheduler,
+                            fresh=args.fresh)
+        except PairlabError as exc:
+            entry.skipped = str(exc)
+        else:
+            entry.doc = doc
+            entry.files = [*doc["files"], f"{recipe.name}.json"]
+        entries.append(entry)
+    header = {"command": " ".join(["pairlab", *(getattr(args, "argv", None) or sys.argv[1:])]),
+              "quick": bool(args.quick), "seed": args.seed,
+              "total wall time": f"{time.perf_counter() - start:.1f} s",
+              "CPUs": os.cpu_count(),
+              "load average at start (1, 5, 15 min)": (
+                  ", ".join(f"{v:.1f}" for v in load) if load else "n/a"),
+              "load average at end": (", ".join(f"{v:.1f}" for v in os.getloadavg())
+                                      if load else "n/a")}
+    write_index(out, entries, header)
+    return entries
+
+
 def _curves_csv(curves: dict[str, dict[str, Sequence[float]]]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -156,6 +214,9 @@ def _curves_csv(curves: dict[str, dict[str, Sequence[float]]]) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", nargs="?", help="reproduction name (see --list)")
     parser.add_argument("--list", action="store_true", help="list reproductions")
+    parser.add_argument("--all", action="store_true",
+                        help="run every reproduction into OUT/NAME and write OUT/index.html and "
+                             "OUT/index.md (the page with every figure, claim and finding)")
     parser.add_argument("--out", default=None, metavar="DIR",
                         help="output folder (default: ./reproductions/NAME)")
     parser.add_argument("--trials", type=positive_int, default=None, help="number of random trials")
@@ -179,6 +240,27 @@ def run(args: argparse.Namespace) -> int:
     from .registry import get_registry
 
     reg = get_registry()
+    if args.all:
+        if args.name:
+            print("pairlab: give either a reproduction NAME or --all, not both", file=sys.stderr)
+            return 2
+        out = args.out or "reproductions"
+        entries = reproduce_all(out, args)
+        n_held = sum(c["held"] for e in entries if e.doc for c in e.doc["claims"])
+        n_claims = sum(len(e.doc["claims"]) for e in entries if e.doc)
+        for e in entries:
+            if e.doc is None:
+                print(f"  [skipped ] {e.name}: {e.skipped}")
+            else:
+                held = sum(c["held"] for c in e.doc["claims"])
+                print(f"  [{held}/{len(e.doc['claims'])} held] {e.name}: "
+                      f"{e.doc['provenance']['wall_seconds']:.1f} s")
+        print(f"{n_held} of {n_claims} claims held -> {os.path.join(out, 'index.html')}")
+        if args.check and n_held < n_claims:
+            print("pairlab: some claims of the paper did not hold (see the index)",
+                  file=sys.stderr)
+            return 3
+        return 0
     if args.list or not args.name:
         for e in reg.entries("reproductions"):
             alias = f" (alias {', '.join(e.obj.aliases)})" if e.obj.aliases else ""

@@ -32,16 +32,19 @@ __all__ = ["Claim", "Reproduction", "ReproductionError", "ReproductionResult", "
 
 @dataclass
 class Claim:
-    """A statement of the paper checked on the reproduced numbers."""
+    """A statement of the paper checked on the reproduced numbers; ``paper`` is the value the
+    paper prints for it, when it prints one (shown next to ``measured`` on the index page)."""
 
     name: str
     statement: str
     measured: Any
     held: bool
+    paper: Any = None
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "statement": self.statement,
-                "measured": jsonable(self.measured), "held": bool(self.held)}
+                "measured": jsonable(self.measured), "held": bool(self.held),
+                "paper": jsonable(self.paper)}
 
 
 @dataclass

@@ -211,3 +211,22 @@ def test_cli_link_fraction_and_noise(capsys):
     assert noisy["n_must_link"] != clean["n_must_link"]
     assert cli.main([*argv, "--must-link", "2"]) == 1
     assert "either --link-fraction" in capsys.readouterr().err
+
+
+def test_fraction_code_reading_draws_about_twice_the_text_reading():
+    """RDP-means' r: the text's round(r n(n-1)/2) distinct pairs against the authors' code's
+    round(r n^2) ordered draws (self-pairs dropped, repeats counted once)."""
+    y = np.repeat(np.arange(4), 50)  # n = 200
+    text = g.random_pairs_fraction(y, 0.05, np.random.default_rng(1), reading="text")
+    code = g.random_pairs_fraction(y, 0.05, np.random.default_rng(1), reading="code")
+    n_text = text.n_must_link + text.n_cannot_link
+    n_code = code.n_must_link + code.n_cannot_link
+    assert n_text == round(0.05 * 200 * 199 / 2)
+    draws = round(0.05 * 200 * 200)
+    assert 0.9 * draws < n_code <= draws and 1.8 < n_code / n_text < 2.05
+    pairs = np.vstack([p for p in (code.must_link, code.cannot_link) if len(p)])
+    assert (pairs[:, 0] < pairs[:, 1]).all()
+    assert len({tuple(p) for p in pairs.tolist()}) == len(pairs)  # each unordered pair once
+    assert (y[code.must_link[:, 0]] == y[code.must_link[:, 1]]).all()
+    with pytest.raises(InvalidInputError, match="reading"):
+        g.random_pairs_fraction(y, 0.05, np.random.default_rng(1), reading="both")

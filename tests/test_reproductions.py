@@ -126,7 +126,7 @@ def test_fig3_quick(tmp_path):
     assert recipe.trial(1, doc["trial_seeds"][1], {}) == data["trials"][1]
 
 
-@pytest.mark.parametrize("name", ["fig6", "fig7"])
+@pytest.mark.parametrize("name", ["fig4", "fig6", "fig7"])
 def test_purity_curves_quick(tmp_path, name):
     recipe = get_registry().reproduction(name)
     options = {"data_dir": str(tmp_path / "no-uci"), "counts": [0, 20]}
@@ -249,3 +249,140 @@ def test_ppc_fig10_quick(tmp_path):
         assert entry["0.15"]["gmm"]["mean"] == entry["0.3"]["gmm"]["mean"]
         assert entry["0.15"]["kmeans"]["mean"] == entry["0.3"]["kmeans"]["mean"]
         assert 0 < entry["0.3"]["soft_ppc"]["mean"] <= 1
+
+# -- issue 19: SCSSAP, RDP-means tables, the index page -------------------------------------------
+def test_scssap_curves_quick(tmp_path):
+    recipe = get_registry().reproduction("scssap-fig5")
+    options = {"data_dir": None, "quick": True, "budgets": [30], "only": ["iris"]}
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options=options, progress=None)
+    _check_outputs(doc, tmp_path, "scssap-fig5", colours=False)
+    data = doc["data"]
+    assert data["datasets"] == ["iris"] and data["levels"] == [0.1, 0.2]
+    penalties = [m for m in data["methods"] if m.startswith("SCSSAP")]
+    assert len(penalties) == 5 and "AP" in data["methods"]
+    for d in data["datasets"]:  # AP ignores links: the same clustering at every noise level
+        aps = {data["table"][d][f"{lv:g}"]["AP"]["mean"][0] for lv in data["levels"]}
+        assert len(aps) == 1 and 0 < aps.pop() <= 1
+    have = set(get_registry().names("algorithms"))
+    missing = [m for m in ("ssap-g", "ssap-l") if m not in have]
+    assert data["not_registered"] == missing
+    assert any(n.startswith("not registered") for n in doc["notes"]) == bool(missing)
+    assert sum("skipped, no --data-dir" in n for n in doc["notes"]) == 5
+    assert {c["name"] for c in doc["claims"]} >= {"beats_ap_0.1", "beats_ap_0.2"}
+    px = _pixels(tmp_path / "scssap-fig5.png")
+    assert _share(px, (213, 40, 40)) > 1e-4  # AP's red curve is drawn
+
+
+def test_rdp_tables_quick(tmp_path):
+    recipe = get_registry().reproduction("rdp-table2")  # alias: one run gives Tables 1-3
+    assert recipe.name == "rdp-table1"
+    options = {"data_dir": None, "quick": True, "rates": [0.05], "ps": [1.0, 0.8]}
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options=options, progress=None,
+                    render=False)
+    data = doc["data"]
+    assert {"kmeans", "dpmeans", "rdpmeans"} <= set(data["methods"])
+    for reading in ("text", "code"):
+        t = data["tables"][reading]
+        assert set(t["table1"]) == {"iris", "average"} and set(t["table2"]) == {"1", "0.8"}
+        # K-means ignores the side information: the same scores at every noise level
+        assert t["table2"]["1"]["kmeans"] == t["table2"]["0.8"]["kmeans"]
+        assert all(0 <= v <= 1 for v in t["table1"]["iris"]["rdpmeans"])
+    links = {rd: data["tables"][rd]["mean_links"]["iris, r=0.05"] for rd in ("text", "code")}
+    assert links["text"] == round(0.05 * 150 * 149 / 2) and 1.8 < links["code"] / links["text"] < 2.05
+    assert doc["claims"][-1]["name"] == "reading"
+    assert set(doc["claims"][-1]["measured"]) == {"text", "code", "nearer"}
+    assert all(c["paper"] is not None for c in doc["claims"] if c["name"].startswith("rdp_best"))
+
+
+class _Broken(Reproduction):
+    name = "broken-data"
+    title = "a recipe whose data are missing"
+    paper = "Nobody (2024), a paper"
+
+    def trial(self, index, seed, options):
+        return {}
+
+    def summarize(self, trials, options):
+        from pairlab.reproduction import ReproductionError
+
+        raise ReproductionError("skipped: no --data-dir given (looked for nothing.csv)")
+
+
+class _IndexPlugin:
+    @hookimpl
+    def pairlab_reproductions(self):
+        return [_Tiny(), _Broken()]
+
+
+def test_all_writes_an_index_whose_links_and_images_resolve(tmp_path, capsys):
+    """`pairlab reproduce --all`: every recipe's files and index.html / index.md, per paper, with
+    the figure next to the claims; every image and link on the page resolves (and, when chromium
+    is installed, the page renders in a headless browser)."""
+    import re
+    import shutil
+    import subprocess
+    from html.parser import HTMLParser
+    from types import SimpleNamespace
+
+    from pairlab.reproduce import reproduce_all
+
+    get_registry().register(_IndexPlugin(), name="index-plugin")
+    args = SimpleNamespace(quick=False, trials=1, seed=0, jobs=1, scheduler=None, fresh=False,
+                           data_dir=None, no_render=False, argv=["reproduce", "--all"])
+    out = tmp_path / "all"
+    entries = reproduce_all(out, args, names=["fig8", "tiny-check", "broken-data"], progress=None)
+    assert [e.name for e in entries] == ["fig8", "tiny-check", "broken-data"]
+    assert entries[2].doc is None and "nothing.csv" in entries[2].skipped
+    assert (out / "fig8" / "fig8.png").is_file() and (out / "tiny-check" / "tiny-check.json").is_file()
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.refs, self.ids = [], set()
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if "id" in a:
+                self.ids.add(a["id"])
+            for key in ("src", "href"):
+                if key in a:
+                    self.refs.append((tag, a[key]))
+
+    page = (out / "index.html").read_text()
+    parser = Links()
+    parser.feed(page)
+    images = [ref for tag, ref in parser.refs if tag == "img"]
+    assert images == ["fig8/fig8.png"]
+    for _tag, ref in parser.refs:
+        assert "://" not in ref and not ref.startswith("/"), ref  # opens without a server
+        if ref.startswith("#"):
+            assert ref[1:] in parser.ids, ref
+        else:
+            assert (out / ref).is_file(), ref
+    assert {"fig8", "tiny-check", "broken-data"} <= parser.ids
+    # per paper: the figure comes before (beside) its claims table, then findings and provenance
+    gmpr = page.index("Yu, Elhabian")
+    assert gmpr < page.index('src="fig8/fig8.png"') < page.index("<table", gmpr)
+    assert "NOT HELD" in page and "Not held: a value exceeds 1" in page
+    assert "skipped: no --data-dir given (looked for nothing.csv)" in page and "Nobody (2024)" in page
+    assert "load average" in page and "wall" in page
+    md = (out / "index.md").read_text()
+    md_refs = re.findall(r"\]\(([^)]+)\)", md)
+    assert "fig8/fig8.png" in md_refs and all((out / r).is_file() for r in md_refs)
+    assert "| **NOT HELD** | a value exceeds 1 |" in md
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium:  # the page in a real browser: a non-blank screenshot with the figure loaded
+        shot = tmp_path / "shot.png"
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                        f"--screenshot={shot}", "--window-size=1200,900",
+                        (out / "index.html").as_uri()], check=True, timeout=120,
+                       capture_output=True)
+        px = _pixels(shot)
+        assert px.shape[:2] == (900, 1200) and px.std() > 20
+        # the figure's curves/points in the palette's colours appear in the screenshot
+        assert _share(px, OKABE_ITO[0], tol=60) > 1e-4
+
+
+def test_all_refuses_a_name_too(capsys):
+    assert cli.main(["reproduce", "--all", "fig3"]) == 2
+    assert "either a reproduction NAME or --all" in capsys.readouterr().err

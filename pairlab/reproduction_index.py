@@ -1,0 +1,195 @@
+"""The page a reviewer reads after ``pairlab reproduce --all``: ``index.html`` and ``index.md``.
+
+One section per paper, one block per recipe: its figure next to its claims table (held / not held,
+the measured value, the paper's value where it prints one), the findings (every claim that did not
+hold, and the recipe's notes), the timing and the provenance, with links to the recipe's JSON, CSV
+and SVG. Recipes that could not run (missing data, a missing plugin) are listed with the reason.
+
+The HTML is one self-contained file (inline style, no script) that refers to the figures by
+relative paths, so the output folder opens in a browser without a server and can be moved whole.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .constraints import atomic_write_text
+
+__all__ = ["IndexEntry", "write_index"]
+
+
+@dataclass
+class IndexEntry:
+    """One recipe on the page: its JSON document (``doc``) or the reason it was skipped."""
+
+    name: str
+    title: str
+    paper: str
+    folder: str  # relative to the index
+    doc: dict[str, Any] | None = None
+    skipped: str | None = None
+    files: list[str] = field(default_factory=list)
+
+
+def _value(v: Any, limit: int = 160) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        text = f"{v:.4g}"
+    elif isinstance(v, list | dict):
+        text = json.dumps(_rounded(v))
+    else:
+        text = str(v)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _rounded(v: Any) -> Any:
+    if isinstance(v, float):
+        return float(f"{v:.4g}")
+    if isinstance(v, list):
+        return [_rounded(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _rounded(x) for k, x in v.items()}
+    return v
+
+
+def _reason(e: IndexEntry) -> str:
+    text = e.skipped or ""
+    return text[len("skipped: "):] if text.startswith("skipped: ") else text
+
+
+def _findings(doc: dict[str, Any]) -> list[str]:
+    out = [f"Not held: {c['statement']} (measured {_value(c['measured'])}"
+           + (f"; paper {_value(c.get('paper'))})" if c.get("paper") is not None else ")")
+           for c in doc.get("claims", []) if not c["held"]]
+    return out + [str(n) for n in doc.get("notes", [])]
+
+
+def _papers(entries: Sequence[IndexEntry]) -> dict[str, list[IndexEntry]]:
+    papers: dict[str, list[IndexEntry]] = {}
+    for e in entries:
+        papers.setdefault(e.paper or "(no paper named)", []).append(e)
+    return papers
+
+
+def _counts(entries: Sequence[IndexEntry]) -> tuple[int, int, int, int]:
+    claims = [c for e in entries if e.doc for c in e.doc.get("claims", [])]
+    return (sum(e.doc is not None for e in entries), sum(e.skipped is not None for e in entries),
+            sum(c["held"] for c in claims), len(claims))
+
+
+def _provenance_line(doc: dict[str, Any]) -> str:
+    p = doc.get("provenance", {})
+    eng = doc.get("engine", {})
+    return (f"{doc.get('trials')} trial(s), seed {doc.get('seed')}, "
+            f"{p.get('wall_seconds', float('nan')):.1f} s wall "
+            f"({eng.get('ran', '?')} run, {eng.get('stored', '?')} reused, "
+            f"executor {eng.get('executor', '?')}); pairlab {p.get('pairlab')}, numpy "
+            f"{p.get('numpy')}, scipy {p.get('scipy')}, Python {p.get('python')}, "
+            f"{p.get('platform')}; command: {p.get('command')}")
+
+
+# -- HTML --------------------------------------------------------------------------------------
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1500px;color:#222}
+h1{font-size:1.5em} h2{border-bottom:2px solid #888;margin-top:2em} h3{margin-bottom:.3em}
+.recipe{display:flex;flex-wrap:wrap;gap:1.2em;align-items:flex-start;margin-bottom:2em}
+.figure{flex:3 1 700px;max-width:1100px} .figure img{width:100%;border:1px solid #ccc}
+.claims{flex:1 1 420px} table{border-collapse:collapse;font-size:.9em;width:100%}
+td,th{border:1px solid #bbb;padding:.25em .4em;vertical-align:top;text-align:left}
+.held{background:#e3f5e1} .not{background:#fbe3e1} .small{font-size:.85em;color:#444}
+.skipped{background:#f4f4f4;padding:.5em;border-left:4px solid #aaa}
+"""
+
+
+def _html_entry(e: IndexEntry) -> str:
+    h = html.escape
+    anchor = h(e.name)
+    if e.doc is None:
+        return (f'<h3 id="{anchor}">{h(e.title)} <code>{h(e.name)}</code></h3>\n'
+                f'<p class="skipped">skipped: {h(_reason(e))}</p>\n')
+    doc = e.doc
+    pngs = [f for f in e.files if f.endswith(".png")]
+    figure = "".join(f'<a href="{h(e.folder)}/{h(f)}"><img src="{h(e.folder)}/{h(f)}" '
+                     f'alt="{h(e.title)}"></a>' for f in pngs) or "<p>(no figure)</p>"
+    rows = "".join(
+        f'<tr class="{"held" if c["held"] else "not"}"><td>{"held" if c["held"] else "NOT HELD"}'
+        f'</td><td>{h(c["statement"])}</td><td>{h(_value(c["measured"]))}</td>'
+        f'<td>{h(_value(c.get("paper")))}</td></tr>' for c in doc.get("claims", []))
+    table = ("<table><tr><th></th><th>claim of the paper</th><th>measured</th><th>paper</th></tr>"
+             f"{rows}</table>") if rows else "<p>(this recipe states no claims)</p>"
+    findings = "".join(f"<li>{h(f)}</li>" for f in _findings(doc))
+    links = " · ".join(f'<a href="{h(e.folder)}/{h(f)}">{h(f)}</a>' for f in e.files)
+    return (f'<h3 id="{anchor}">{h(e.title)} <code>{h(e.name)}</code></h3>\n'
+            f'<div class="recipe"><div class="figure">{figure}</div>\n<div class="claims">{table}'
+            f'<h4>Findings and notes</h4><ul class="small">{findings or "<li>none</li>"}</ul>'
+            f'<p class="small"><b>Files:</b> {links}</p>'
+            f'<p class="small"><b>Run:</b> {h(_provenance_line(doc))}</p></div></div>\n')
+
+
+def _html(entries: Sequence[IndexEntry], header: dict[str, Any]) -> str:
+    h = html.escape
+    ran, skipped, held, total = _counts(entries)
+    toc = "".join(f'<li><a href="#{h(e.name)}">{h(e.name)}</a> — {h(e.title)}'
+                  + (" (skipped)" if e.doc is None else
+                     f' ({sum(c["held"] for c in e.doc.get("claims", []))}/'
+                     f'{len(e.doc.get("claims", []))} claims held)') + "</li>" for e in entries)
+    body = "".join(f"<h2>{h(paper)}</h2>\n" + "".join(_html_entry(e) for e in group)
+                   for paper, group in _papers(entries).items())
+    meta = "; ".join(f"{h(k)}: {h(str(v))}" for k, v in header.items())
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>pairlab reproductions</title><style>{STYLE}</style></head><body>\n"
+            f"<h1>pairlab reproductions</h1>\n<p>{ran} recipe(s) ran, {skipped} skipped; "
+            f"{held} of {total} claims of the papers held on our numbers. A claim that does not "
+            f"hold is a finding (docs/reproductions.md discusses each).</p>\n"
+            f'<p class="small">{meta}</p>\n<ul>{toc}</ul>\n{body}</body></html>\n')
+
+
+# -- Markdown ----------------------------------------------------------------------------------
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_entry(e: IndexEntry) -> str:
+    lines = [f"### {e.title} (`{e.name}`)", ""]
+    if e.doc is None:
+        return "\n".join([*lines, f"skipped: {_reason(e)}", "", ""])
+    doc = e.doc
+    lines += [f"![{e.title}]({e.folder}/{f})" for f in e.files if f.endswith(".png")]
+    lines.append("")
+    if doc.get("claims"):
+        lines += ["| | claim of the paper | measured | paper |", "|---|---|---|---|"]
+        lines += [f"| {'held' if c['held'] else '**NOT HELD**'} | {_md_cell(c['statement'])} | "
+                  f"{_md_cell(_value(c['measured']))} | {_md_cell(_value(c.get('paper')))} |"
+                  for c in doc["claims"]]
+        lines.append("")
+    findings = _findings(doc)
+    lines += ["Findings and notes:", ""] + [f"- {_md_cell(f)}" for f in findings or ["none"]]
+    lines += ["", "Files: " + ", ".join(f"[{f}]({e.folder}/{f})" for f in e.files), "",
+              f"Run: {_provenance_line(doc)}", "", ""]
+    return "\n".join(lines)
+
+
+def _markdown(entries: Sequence[IndexEntry], header: dict[str, Any]) -> str:
+    ran, skipped, held, total = _counts(entries)
+    out = ["# pairlab reproductions", "",
+           f"{ran} recipe(s) ran, {skipped} skipped; {held} of {total} claims of the papers held "
+           "on our numbers.", "", "; ".join(f"{k}: {v}" for k, v in header.items()), ""]
+    for paper, group in _papers(entries).items():
+        out += [f"## {paper}", ""] + [_md_entry(e) for e in group]
+    return "\n".join(out)
+
+
+def write_index(out_dir: Path, entries: Sequence[IndexEntry],
+                header: dict[str, Any] | None = None) -> list[Path]:
+    """Write ``index.html`` and ``index.md`` into ``out_dir``; return their paths."""
+    header = dict(header or {})
+    paths = [out_dir / "index.html", out_dir / "index.md"]
+    atomic_write_text(paths[0], _html(entries, header))
+    atomic_write_text(paths[1], _markdown(entries, header))
+    return paths
