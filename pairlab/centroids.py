@@ -1,11 +1,36 @@
-"""The hard-assignment M-step shared by k-means-style algorithms (kmeans, COP-KMeans, PCK-means,
-MPCK-means, LCVQE, scaffolds)."""
+"""What k-means-style algorithms (kmeans, COP-KMeans, PCK-means, MPCK-means, LCVQE, scaffolds)
+share: the starting centres and the hard-assignment M-step."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["cluster_means"]
+from .errors import InvalidInputError
+
+__all__ = ["cluster_means", "starting_centers"]
+
+
+def starting_centers(X: np.ndarray, k: int, means_init: np.ndarray | None, init: str,
+                     rng: np.random.Generator) -> np.ndarray | None:
+    """``k`` starting centres: ``means_init`` (checked), else seeded by ``init`` ("k-means++" or
+    "random": k distinct points); None for any other ``init`` (the caller's own rule).
+
+    Refuses more clusters than points and a ``means_init`` of the wrong shape, saying what to change.
+    """
+    from .mixture import kmeans_plusplus
+
+    n, d = X.shape
+    if k > n:
+        raise InvalidInputError(f"n_clusters={k} exceeds the number of points ({n}); lower n_clusters.")
+    if means_init is not None:
+        if means_init.shape != (k, d):
+            raise InvalidInputError(f"means_init must have shape {(k, d)}, got {means_init.shape}.")
+        return np.array(means_init, dtype=float)
+    if init == "k-means++":
+        return kmeans_plusplus(X, k, rng)
+    if init == "random":
+        return X[rng.choice(n, size=k, replace=False)].copy()
+    return None
 
 
 def cluster_means(X: np.ndarray, labels: np.ndarray, previous: np.ndarray,

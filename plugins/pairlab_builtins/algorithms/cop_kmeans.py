@@ -44,12 +44,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from pairlab import Algorithm, Param, State, hookimpl
-from pairlab.centroids import cluster_means
+from pairlab.centroids import cluster_means, starting_centers
 from pairlab.constraints import Constraints
 from pairlab.dataset import Dataset
-from pairlab.errors import InvalidInputError, PairlabError
+from pairlab.errors import PairlabError
 from pairlab.explanation import Bars, Explanation, component_labels
-from pairlab.mixture import kmeans_plusplus
 from pairlab.params import resolve_params
 
 __all__ = ["COPKMeans", "InfeasibleAssignmentError", "SoftCOPKMeans"]
@@ -146,18 +145,8 @@ class COPKMeans(Algorithm):
 
     # -- Table 1 ------------------------------------------------------------------------------
     def _initial_centers(self, rng: np.random.Generator, use_given: bool = True) -> np.ndarray:
-        k, (n, d) = self.params["n_clusters"], self.X.shape
-        if k > n:
-            raise InvalidInputError(f"n_clusters={k} exceeds the number of points ({n}); "
-                                    "lower n_clusters.")
-        centers = self.params["means_init"]
-        if centers is not None and use_given:
-            if centers.shape != (k, d):
-                raise InvalidInputError(f"means_init must have shape {(k, d)}, got {centers.shape}.")
-            return np.array(centers, dtype=float)
-        if self.params["init"] == "random":
-            return self.X[rng.choice(n, size=k, replace=False)].copy()
-        return kmeans_plusplus(self.X, k, rng)
+        given = self.params["means_init"] if use_given else None
+        return starting_centers(self.X, self.params["n_clusters"], given, self.params["init"], rng)
 
     def _visiting_order(self) -> np.ndarray:
         todo = self._constrained

@@ -5,10 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from pairlab import Algorithm, Param, State, hookimpl
-from pairlab.centroids import cluster_means
-from pairlab.errors import InvalidInputError
+from pairlab.centroids import cluster_means, starting_centers
 from pairlab.explanation import Bars, Explanation
-from pairlab.mixture import kmeans_plusplus
 
 
 def _sq_distances(X: np.ndarray, centers: np.ndarray) -> np.ndarray:
@@ -45,19 +43,9 @@ class KMeans(Algorithm):
                      model={"centers": centers, "means": centers})
 
     def initialize(self) -> State:
-        k = self.params["n_clusters"]
-        if k > self.dataset.n_samples:
-            raise InvalidInputError(
-                f"n_clusters={k} exceeds the number of points ({self.dataset.n_samples})."
-            )
-        centers = self.params["means_init"]
-        if centers is None:
-            centers = kmeans_plusplus(self.X, k, self.rng)
-        elif centers.shape != (k, self.X.shape[1]):
-            raise InvalidInputError(
-                f"means_init must have shape {(k, self.X.shape[1])}, got {centers.shape}."
-            )
-        return self._state(0, np.array(centers, dtype=float))
+        centers = starting_centers(self.X, self.params["n_clusters"], self.params["means_init"],
+                                   "k-means++", self.rng)
+        return self._state(0, centers)
 
     phases = ("update centres", "assign points")
 

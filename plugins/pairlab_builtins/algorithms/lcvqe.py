@@ -46,10 +46,8 @@ from typing import Any
 import numpy as np
 
 from pairlab import Algorithm, Param, State, hookimpl
-from pairlab.centroids import cluster_means
-from pairlab.errors import InvalidInputError
+from pairlab.centroids import cluster_means, starting_centers
 from pairlab.explanation import Bars, Explanation, component_labels
-from pairlab.mixture import kmeans_plusplus
 
 from .kmeans import _sq_distances
 
@@ -166,19 +164,8 @@ class LCVQE(Algorithm):
                              "violated_cannot_links": int(counts[1])})
 
     def initialize(self) -> State:
-        k, (n, d) = self.params["n_clusters"], self.X.shape
-        if k > n:
-            raise InvalidInputError(f"n_clusters={k} exceeds the number of points ({n}); "
-                                    "lower n_clusters.")
-        centers = self.params["means_init"]
-        if centers is not None:
-            if centers.shape != (k, d):
-                raise InvalidInputError(f"means_init must have shape {(k, d)}, got {centers.shape}.")
-            centers = np.array(centers, dtype=float)
-        elif self.params["init"] == "random":
-            centers = self.X[self.rng.choice(n, size=k, replace=False)].copy()
-        else:
-            centers = kmeans_plusplus(self.X, k, self.rng)
+        centers = starting_centers(self.X, self.params["n_clusters"], self.params["means_init"],
+                                   self.params["init"], self.rng)
         return self._state(0, centers)
 
     phases = ("update centroids", "assign points")

@@ -46,10 +46,8 @@ from typing import Any
 import numpy as np
 
 from pairlab import Algorithm, Param, State, hookimpl
-from pairlab.centroids import cluster_means
-from pairlab.errors import InvalidInputError
+from pairlab.centroids import cluster_means, starting_centers
 from pairlab.explanation import Bars, Explanation, component_labels
-from pairlab.mixture import kmeans_plusplus
 
 from .kmeans import _sq_distances
 from .pairwise_sweep import LinkCosts, link_graphs, point_costs, sweep
@@ -160,19 +158,13 @@ class PCKMeans(Algorithm):
         return self.params["n_clusters"]
 
     def _initial_centers(self) -> np.ndarray:
-        k, (n, d) = self._k, self.X.shape
-        if k > n:
-            raise InvalidInputError(f"n_clusters={k} exceeds the number of points ({n}); "
-                                    "lower n_clusters.")
-        centers = self.params["means_init"]
+        # "neighbourhoods" is not a seeding rule starting_centers knows: it returns None
+        centers = starting_centers(self.X, self._k, self.params["means_init"], self.params["init"],
+                                   self.rng)
         if centers is not None:
-            if centers.shape != (k, d):
-                raise InvalidInputError(f"means_init must have shape {(k, d)}, got {centers.shape}.")
-            return np.array(centers, dtype=float)
-        if self.params["init"] == "k-means++":
-            return kmeans_plusplus(self.X, k, self.rng)
+            return centers
         c = self.constraints
-        return neighbourhood_centers(self.X, c.chunklet_index, c.cannot_link, k, self.rng)
+        return neighbourhood_centers(self.X, c.chunklet_index, c.cannot_link, self._k, self.rng)
 
     def _order(self) -> np.ndarray:
         todo = self._ml.constrained
