@@ -18,6 +18,23 @@ from pairlab.dataset import Dataset
 from pairlab.run import Run
 
 
+def sklearn_affinity_propagation(X: np.ndarray, damping: float, n_iter: int):
+    """scikit-learn's AffinityPropagation for exactly ``n_iter`` iterations as a bench reference,
+    and its name (None and a note when scikit-learn is missing)."""
+    try:
+        from sklearn.cluster import AffinityPropagation
+    except ImportError:
+        return None, "scikit-learn unavailable"
+
+    def reference() -> object:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return AffinityPropagation(damping=damping, max_iter=n_iter,
+                                       convergence_iter=n_iter + 1, random_state=0).fit(X)
+
+    return reference, f"scikit-learn AffinityPropagation, {n_iter} iterations"
+
+
 def cases(quick: bool) -> list[BenchCase]:
     n, d, k, n_iter = (400, 2, 4, 50) if quick else (2000, 2, 4, 50)
     X, y = blobs(n, d, k, std=1.5)
@@ -32,19 +49,7 @@ def cases(quick: bool) -> list[BenchCase]:
         run.run()
         return run.state
 
-    reference, ref_name = None, "scikit-learn unavailable"
-    try:
-        from sklearn.cluster import AffinityPropagation
-
-        def reference() -> object:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return AffinityPropagation(damping=damping, max_iter=n_iter,
-                                           convergence_iter=n_iter + 1, random_state=0).fit(X)
-
-        ref_name = f"scikit-learn AffinityPropagation, {n_iter} iterations"
-    except ImportError:
-        pass
+    reference, ref_name = sklearn_affinity_propagation(X, damping, n_iter)
     return [
         BenchCase("scssap-no-links", lambda: fit("scssap"), reference, ref_name, n, d, k, 0,
                   goal=1.5, group="scssap"),

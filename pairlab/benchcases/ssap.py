@@ -14,6 +14,7 @@ import numpy as np
 
 from pairlab.bench import BenchCase
 from pairlab.benchcases.gmm import blobs
+from pairlab.benchcases.scssap import sklearn_affinity_propagation
 from pairlab.constraint_generators import random_pairs
 from pairlab.dataset import Dataset
 from pairlab.run import Run
@@ -35,19 +36,7 @@ def cases(quick: bool) -> list[BenchCase]:
             run.run()
         return run.state
 
-    reference, ref_name = None, "scikit-learn unavailable"
-    try:
-        from sklearn.cluster import AffinityPropagation
-
-        def reference() -> object:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return AffinityPropagation(damping=damping, max_iter=n_iter,
-                                           convergence_iter=n_iter + 1, random_state=0).fit(X)
-
-        ref_name = f"scikit-learn AffinityPropagation, {n_iter} iterations"
-    except ImportError:
-        pass
+    reference, ref_name = sklearn_affinity_propagation(X, damping, n_iter)
     return [
         BenchCase("ssap-g-no-links", lambda: fit("ssap-g"), reference, ref_name, n, d, k, 0,
                   goal=1.3, group="ssap"),
