@@ -23,9 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-import numpy as np
-
 from .errors import PairlabError
+from .jsontext import json_ready
 
 __all__ = ["Claim", "Reproduction", "ReproductionError", "ReproductionResult", "jsonable"]
 
@@ -101,19 +100,12 @@ class Reproduction:
                 "default_trials": self.default_trials, "params": []}
 
 
+def jsonable(value: Any) -> Any:
+    """``value`` ready for a reproduction file: plain numbers, non-finite ones as text."""
+    return json_ready(value, nonfinite="text")
+
+
 class ReproductionError(PairlabError):
     """A recipe could not run (missing data, failed trial)."""
 
 
-def jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return str(value)
-    return value

@@ -6,6 +6,7 @@ import json
 import textwrap
 import types
 from importlib import metadata
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -133,6 +134,14 @@ def test_json_output_is_valid_whatever_a_plugin_returns():
                   "d": (1, None), 3: object})
     assert json.loads(text) == {"a": None, "b": [None, None, 1.5], "c": [0, 1], "d": [1, None],
                                 "3": str(object)}
+
+
+def test_reproduction_files_keep_infinite_penalties_as_text():
+    from pairlab.reproduction import jsonable
+
+    doc = jsonable({"q": [np.inf, -np.inf, np.float64(np.nan), 0.5], "path": Path("a/b")})
+    assert json.loads(json.dumps(doc, allow_nan=False)) == {"q": ["inf", "-inf", "nan", 0.5],
+                                                            "path": str(Path("a/b"))}
 
 
 NAN_PROBA = """
