@@ -7,20 +7,13 @@ import pytest
 pytest.importorskip("pytestqt")
 from PySide6 import QtCore, QtWidgets
 
-from pairlab import Registry
 from pairlab.gui.app import MainWindow
 from pairlab.gui.model import Lab
 
-from .test_gui import _click_xy, _Plugin, make_window
+from .support import click_xy, make_window
 
 pytestmark = pytest.mark.gui
 
-
-@pytest.fixture
-def registry():
-    reg = Registry()
-    reg.register(_Plugin(), name="gui-test-plugin")
-    return reg
 
 
 def test_banner_shows_quotes_not_html_entities(qtbot, registry):
@@ -42,9 +35,9 @@ def test_banner_goes_once_the_cause_is_fixed(qtbot, registry):
     assert window.lab.panes[0].error is None and window.banner.text() == ""
     # the same after placing the first of two initial means
     window.set_tool("means")
-    _click_xy(qtbot, window, 0.0, 0.5)
+    click_xy(qtbot, window, 0.0, 0.5)
     assert window.wait_idle(10) and "means_init" in window.banner.text()
-    _click_xy(qtbot, window, 1.0, -0.3)
+    click_xy(qtbot, window, 1.0, -0.3)
     assert window.wait_idle(10) and window.banner.text() == ""
 
 
@@ -184,7 +177,7 @@ def test_tool_buttons_keep_their_key_hints(qtbot, registry):
     window = make_window(qtbot, registry, ("kmeans",), params={0: {"n_clusters": 2}})
     window.set_tool("must")
     window.set_tool("means")
-    _click_xy(qtbot, window, 0.0, 0.5)  # enables "Clear means": the action changes
+    click_xy(qtbot, window, 0.0, 0.5)  # enables "Clear means": the action changes
     assert window.wait_idle(10)
     texts = {b.text() for b in window.dock.findChildren(QtWidgets.QToolButton)}
     assert {"Select (S)", "Must-link (M)", "Means (I)", "Clear means"} <= texts

@@ -5,21 +5,15 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from pairlab import Registry, State
+from pairlab import State
 from pairlab.gui.canvas import ObjectivePlot
 from pairlab.gui.frames import build_frame
 from pairlab.gui.model import Lab
 
-from .test_gui import _Plugin, make_window
+from .support import click_point, make_window
 
 pytestmark = pytest.mark.gui
 
-
-@pytest.fixture
-def registry():
-    reg = Registry()
-    reg.register(_Plugin(), name="gui-test-plugin")
-    return reg
 
 
 def _state(labels, k=2):
@@ -126,13 +120,12 @@ def test_half_steps_forward_and_back_in_the_app(qtbot, registry):
 
 
 def test_explanation_panel_explains_the_clicked_point(qtbot, registry):
-    from .test_gui import _click
 
     window = make_window(qtbot, registry, ("gmm",), n=60, params={0: {"n_components": 2}})
     panel = window.explanation
     panel.dock.show()
     window.set_tool("select")
-    _click(qtbot, window, 7)
+    click_point(qtbot, window, 7)
     assert window.editing.selected_point == 7
     assert "Point 7" in panel.header.text()
     (explanation,) = panel.shown

@@ -6,21 +6,15 @@ import pytest
 pytest.importorskip("pytestqt")
 from PySide6 import QtCore
 
-from pairlab import Registry, hookimpl
+from pairlab import hookimpl
 from pairlab.gui.app import MainWindow
 from pairlab.gui.canvas import ObjectivePlot
 from pairlab.gui.model import Lab
 
-from .test_gui import Shrink, _Plugin, make_window
+from .support import Shrink, make_window
 
 pytestmark = pytest.mark.gui
 
-
-@pytest.fixture
-def registry():
-    reg = Registry()
-    reg.register(_Plugin(), name="gui-test-plugin")
-    return reg
 
 
 def test_add_pane_action_and_button_add_a_pane(qtbot, registry):

@@ -11,98 +11,13 @@ pytest.importorskip("pytestqt")
 from PIL import Image
 from PySide6 import QtCore
 
-from pairlab import Param, PluginError, Registry, State, hookimpl
+from pairlab import PluginError, Registry
 from pairlab.gui.app import MainWindow, default_lab
 from pairlab.gui.model import Lab
 
-from .helpers import HalfwayToClassMeans
+from .support import BrokenPlugin, Shrink, click_point, click_xy, make_window
 
 pytestmark = pytest.mark.gui
-
-
-class Shrink(HalfwayToClassMeans):
-    name = "test-shrink"
-    title = "Shrink (test)"
-    params = (Param("stop", int, 5, "iterations until convergence", low=1),)
-
-
-class Diverge(Shrink):
-    """Produces a NaN objective at iteration 2."""
-
-    name = "test-nan"
-    title = "Diverges (test)"
-
-    def step(self, state):
-        new = super().step(state)
-        if new.iteration >= 2:
-            return State(new.iteration, new.labels, new.responsibilities, objective=float("nan"),
-                         objective_name="sse", model=dict(new.model))
-        return new
-
-
-class Crash(Shrink):
-    """A plugin bug: raises a plain Python error at the first step."""
-
-    name = "test-crash"
-    title = "Crashes (test)"
-
-    def step(self, state):
-        raise KeyError("oops")
-
-
-class Slow(Shrink):
-    """Each step takes 0.4 s."""
-
-    name = "test-slow"
-    title = "Slow (test)"
-
-    def step(self, state):
-        time.sleep(0.4)
-        return super().step(state)
-
-
-class SlowStart(Shrink):
-    """Initialisation takes 0.3 s."""
-
-    name = "test-slow-start"
-    title = "Slow start (test)"
-
-    def initialize(self):
-        time.sleep(0.3)
-        return super().initialize()
-
-
-class _Plugin:
-    @hookimpl
-    def pairlab_algorithms(self):
-        return [Shrink, Diverge, Crash, Slow, SlowStart]
-
-
-class _Broken:
-    @hookimpl
-    def pairlab_algorithms(self):
-        raise RuntimeError("this plugin is broken on purpose")
-
-
-@pytest.fixture
-def registry():
-    reg = Registry()
-    reg.register(_Plugin(), name="gui-test-plugin")
-    return reg
-
-
-def make_window(qtbot, registry, algorithms=("test-shrink",), n=60, links=(2, 2), params=None):
-    lab = Lab(registry)
-    lab.set_dataset("two-moons", {"n_samples": n}, seed=0)
-    for k, name in enumerate(algorithms):
-        lab.add_pane(name, (params or {}).get(k))
-    if links:
-        lab.add_random_links(*links)
-    window = MainWindow(lab)
-    qtbot.addWidget(window)
-    window.show()
-    assert window.wait_idle(20)
-    return window
 
 
 def test_launch_defaults(qtbot):
@@ -159,19 +74,6 @@ def test_step_back_restores_the_earlier_state_exactly(qtbot, registry):
     assert Shrink.steps == steps
 
 
-def _click(qtbot, window, index, pane=0):
-    canvas = window.presentation.pane_views[pane].canvas
-    x, y = window.lab.dataset.view[index]
-    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton,
-                     pos=canvas.widget_pos(float(x), float(y)))
-
-
-def _click_xy(qtbot, window, x, y, pane=0):
-    canvas = window.presentation.pane_views[pane].canvas
-    qtbot.mouseClick(canvas.viewport(), QtCore.Qt.MouseButton.LeftButton,
-                     pos=canvas.widget_pos(float(x), float(y)))
-
-
 def test_links_by_clicking_points(qtbot, registry):
     window = make_window(qtbot, registry, ("test-shrink", "test-shrink"), links=None)
     lab = window.lab
@@ -181,14 +83,14 @@ def test_links_by_clicking_points(qtbot, registry):
     j = int(np.argmax(xy[:, 0]))
     k = int(np.argmax(xy[:, 1]))
     window.set_tool("must")
-    _click(qtbot, window, i)
+    click_point(qtbot, window, i)
     assert window.editing.pending_point == i
     assert window.presentation.pane_views[1].canvas.layers.selection.isVisible()
-    _click(qtbot, window, j, pane=1)  # either pane: they share the data
+    click_point(qtbot, window, j, pane=1)  # either pane: they share the data
     assert lab.base.must_link.tolist() == [sorted([i, j])]
     window.set_tool("cannot")
-    _click(qtbot, window, j)
-    _click(qtbot, window, k)
+    click_point(qtbot, window, j)
+    click_point(qtbot, window, k)
     assert lab.base.cannot_link.tolist() == [sorted([j, k])]
     assert window.wait_idle(10)
     layers = window.presentation.pane_views[0].canvas.layers
@@ -199,7 +101,7 @@ def test_links_by_clicking_points(qtbot, registry):
     # delete the must-link by clicking the middle of its line
     window.set_tool("delete")
     mid = (xy[i] + xy[j]) / 2
-    _click_xy(qtbot, window, *mid)
+    click_xy(qtbot, window, *mid)
     assert lab.base.n_must_link == 0 and lab.base.n_cannot_link == 1
     window.editing.undo()
     assert lab.base.n_must_link == 1
@@ -208,11 +110,11 @@ def test_links_by_clicking_points(qtbot, registry):
 def test_place_initial_means_by_clicking(qtbot, registry):
     window = make_window(qtbot, registry, ("kmeans",), links=None, params={0: {"n_clusters": 2}})
     window.set_tool("means")
-    _click_xy(qtbot, window, 0.0, 0.5)
+    click_xy(qtbot, window, 0.0, 0.5)
     assert window.wait_idle(10)
     assert "means_init" in window.lab.panes[0].error  # one mean for two clusters: explained
     assert "means_init" in window.banner.text()
-    _click_xy(qtbot, window, 1.0, -0.3)
+    click_xy(qtbot, window, 1.0, -0.3)
     assert window.wait_idle(10)
     pane = window.lab.panes[0]
     assert pane.error is None
@@ -312,7 +214,7 @@ def test_plugin_exception_is_reported_readably(qtbot, registry):
 
 
 def test_broken_plugin_is_listed_and_does_not_stop_the_app(qtbot, registry):
-    info = registry.register(_Broken(), name="broken-plugin")
+    info = registry.register(BrokenPlugin(), name="broken-plugin")
     assert not info.ok and registry.failures
     window = make_window(qtbot, registry)
     dialog = window.help.show_plugins()
