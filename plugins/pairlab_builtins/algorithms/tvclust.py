@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from pairlab import Algorithm, Constraints, Dataset, Param, State, hookimpl
+from pairlab import Constraints, Dataset, Param, State, hookimpl
 from pairlab.errors import InvalidInputError
 from pairlab.explanation import Bars, Explanation, component_labels
 from pairlab.mixture import (
@@ -42,7 +42,7 @@ from pairlab.mixture import (
     weighted_log_prob,
 )
 
-from .tvclust_model import MODEL_PARAMS, LinkModel, Standardised, _suff_stats, log_crp, make_base
+from .tvclust_model import MODEL_PARAMS, TVClustModel, _suff_stats, log_crp
 
 __all__ = ["TVClust"]
 
@@ -52,14 +52,13 @@ def _readonly(*arrays: np.ndarray) -> None:
         a.setflags(write=False)
 
 
-class TVClust(Algorithm):
+class TVClust(TVClustModel):
     """TVClust by Gibbs sampling (Neal's Algorithm 2 with may-link / may-not-link factors, eq. 13)."""
 
     name = "tvclust"
     title = "TVClust (Gibbs sampler)"
     citation = ("Khashabi, Wieting, Liu & Liang (2015), Clustering with side information: from a "
                 "probabilistic model to a deterministic algorithm, arXiv:1508.06235, section 3.3")
-    uses_constraints = True
     params = (
         *MODEL_PARAMS,
         Param("init_clusters", int, 1, "clusters of the starting partition (1: all points together; "
@@ -76,10 +75,6 @@ class TVClust(Algorithm):
     def __init__(self, dataset: Dataset, constraints: Constraints | None = None,
                  params: Mapping[str, Any] | None = None, rng: np.random.Generator | None = None) -> None:
         super().__init__(dataset, constraints, params, rng)
-        self.std = Standardised(self.X)
-        self.Z = self.std.Z
-        self.base = make_base(self.params, self.std, self.X.shape[1])
-        self.link_model = LinkModel(self.constraints, self.params["p"], self.params["q"])
         self.log_alpha = math.log(self.params["alpha"])
         self.log_new = self.log_alpha + self.base.log_predictive(self.Z)  # new-cluster weights (eq. 13)
 

@@ -25,18 +25,21 @@ variance rho^2), nu0 = d + 2 and Psi0 = nu0 sigma^2 I (so E[Sigma^-1] = I / sigm
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import digamma, gammaln, multigammaln
 
-from pairlab import Constraints, Param
+from pairlab import Algorithm, Constraints, Dataset, Param
 from pairlab.errors import InvalidInputError
 from pairlab.mixture import estimate_log_gaussian, gaussian_m_step
 
 from .rdpmeans_passes import Links
 
-__all__ = ["MODEL_PARAMS", "FixedVarianceBase", "LinkModel", "NIWBase", "Standardised", "make_base"]
+__all__ = ["MODEL_PARAMS", "FixedVarianceBase", "LinkModel", "NIWBase", "Standardised", "TVClustModel",
+           "make_base"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -319,6 +322,21 @@ class LinkModel:
         K = int(labels.max()) + 1
         H = self.links.scores(labels, K)
         return self.constant + 0.5 * float(H[np.arange(labels.size), labels].sum())
+
+
+class TVClustModel(Algorithm):
+    """What both TVClust inference plugins share: the standardised data ``Z`` (``std``), the base
+    measure G0 (``base``) and the side-information model of eq. 8 (``link_model``)."""
+
+    uses_constraints = True
+
+    def __init__(self, dataset: Dataset, constraints: Constraints | None = None,
+                 params: Mapping[str, Any] | None = None, rng: np.random.Generator | None = None) -> None:
+        super().__init__(dataset, constraints, params, rng)
+        self.std = Standardised(self.X)
+        self.Z = self.std.Z
+        self.base = make_base(self.params, self.std, self.X.shape[1])
+        self.link_model = LinkModel(self.constraints, self.params["p"], self.params["q"])
 
 
 def log_crp(counts: np.ndarray, alpha: float) -> float:

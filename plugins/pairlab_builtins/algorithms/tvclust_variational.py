@@ -36,11 +36,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import betaln, digamma, xlogy
 
-from pairlab import Algorithm, Constraints, Dataset, Param, State, hookimpl
+from pairlab import Constraints, Dataset, Param, State, hookimpl
 from pairlab.explanation import Bars, Explanation, component_labels
 from pairlab.mixture import kmeans_plusplus, log_normalize, nearest_mean_responsibilities
 
-from .tvclust_model import MODEL_PARAMS, LinkModel, Standardised, _suff_stats, make_base
+from .tvclust_model import MODEL_PARAMS, TVClustModel, _suff_stats
 
 __all__ = ["TVClustVariational", "colour_blocks"]
 
@@ -70,7 +70,7 @@ def colour_blocks(matrix: sp.csr_matrix | None, n: int) -> list[tuple[np.ndarray
     return blocks
 
 
-class TVClustVariational(Algorithm):
+class TVClustVariational(TVClustModel):
     """TVClust by coordinate ascent on a truncated mean-field ELBO (derivation in
     docs/algorithms/tvclust.md)."""
 
@@ -79,7 +79,6 @@ class TVClustVariational(Algorithm):
     citation = ("Khashabi, Wieting, Liu & Liang (2015), Clustering with side information: from a "
                 "probabilistic model to a deterministic algorithm, arXiv:1508.06235 (model of section 3; "
                 "mean-field updates derived in docs/algorithms/tvclust.md)")
-    uses_constraints = True
     params = (
         *MODEL_PARAMS,
         Param("truncation", int, 10, "number T of components q may use", low=1),
@@ -95,10 +94,6 @@ class TVClustVariational(Algorithm):
     def __init__(self, dataset: Dataset, constraints: Constraints | None = None,
                  params: Mapping[str, Any] | None = None, rng: np.random.Generator | None = None) -> None:
         super().__init__(dataset, constraints, params, rng)
-        self.std = Standardised(self.X)
-        self.Z = self.std.Z
-        self.base = make_base(self.params, self.std, self.X.shape[1])
-        self.link_model = LinkModel(self.constraints, self.params["p"], self.params["q"])
         links = self.link_model.links
         self.blocks = colour_blocks(None if links is None else links.matrix, self.dataset.n_samples)
 
