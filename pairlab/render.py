@@ -48,6 +48,7 @@ __all__ = [
     "Panel",
     "ensure_app",
     "qimage_to_array",
+    "quiet_offscreen",
     "render_curves",
     "render_frames",
     "render_panels",
@@ -74,11 +75,11 @@ def ensure_app() -> Any:
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
         app = _APP = QtWidgets.QApplication(["pairlab"])
         if app.platformName() == "offscreen":
-            _quiet_offscreen()
+            quiet_offscreen()
     return app
 
 
-def _quiet_offscreen() -> None:
+def quiet_offscreen() -> None:
     """Drop the offscreen platform's "This plugin does not support propagateSizeHints()" warning
     (printed whenever a window is shown; it says nothing about pairlab); pass on everything else."""
     from PySide6 import QtCore

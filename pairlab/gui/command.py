@@ -155,9 +155,14 @@ def run(args: argparse.Namespace) -> int:
     lab, iteration = configure_lab(args)
     from PySide6 import QtCore, QtWidgets
 
+    from ..render import quiet_offscreen
     from .app import MainWindow
 
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        app = QtWidgets.QApplication(sys.argv[:1])
+        if app.platformName() == "offscreen":
+            quiet_offscreen()
     app.setApplicationName("pairlab")
     interactive_start = not (headless or args.session or args.dataset or args.algorithm)
     window = MainWindow(lab, autosave=not headless, offer_restore=interactive_start)
