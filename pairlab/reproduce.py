@@ -4,8 +4,8 @@ The recipe type (:class:`~pairlab.reproduction.Reproduction`) lives in :mod:`pai
 
 Every trial is one task of the experiment engine (:mod:`pairlab.sweep`): run in local processes or
 on a Dask cluster, stored as it finishes under ``OUT/.trials`` and reused by the next run (keyed by a
-content hash of the recipe, its plugin's and pairlab's versions, the options, the index and the
-seed). Per-trial seeds come from ``SeedSequence([seed, crc32(name), trial])``, so results do not
+content hash of the recipe, its plugin's and pairlab's versions and source code, the options, the
+index and the seed). Per-trial seeds come from ``SeedSequence([seed, crc32(name), trial])``, so results do not
 depend on ``--jobs``, the executor or the order in which workers finish. A recipe may instead
 declare its experiment as a sweep grid (:meth:`~pairlab.reproduction.Reproduction.grid`).
 """
@@ -33,6 +33,7 @@ from .extras import GUI_INSTALL, missing_gui
 from .reproduction import Reproduction, ReproductionError, jsonable
 from .sweep.engine import run_tasks
 from .sweep.executors import Task, make_executor
+from .sweep.fingerprint import code_fingerprint
 from .sweep.grid import SweepSpec, content_key, trial_seed, versions_of
 from .sweep.provenance import provenance
 from .sweep.runner import TRIALS_DIR, run_sweep
@@ -49,11 +50,12 @@ def recipe_trial(recipe: Reproduction, index: int, seed: int, options: dict[str,
 
 
 def trial_key(recipe: Reproduction, index: int, seed: int, options: dict[str, Any]) -> str:
-    """Content hash of one recipe trial: the recipe, its plugin's and pairlab's versions, the
-    options, the trial index and its seed."""
+    """Content hash of one recipe trial: the recipe, its plugin's and pairlab's versions and
+    source code, the options, the trial index and its seed."""
     return content_key({"kind": "reproduction", "recipe": recipe.name,
                         "class": f"{type(recipe).__module__}.{type(recipe).__qualname__}",
-                        "versions": versions_of(type(recipe)), "index": index, "seed": seed,
+                        "versions": versions_of(type(recipe)),
+                        "code": code_fingerprint(type(recipe).__module__), "index": index, "seed": seed,
                         "options": jsonable(options)})
 
 

@@ -86,6 +86,37 @@ def test_rerun_resumes_recomputes_corrupt_trials_and_only_changed_cells(tmp_path
     assert (third.engine.stored, third.engine.ran) == (12, 6)
 
 
+def test_editing_a_plugins_source_recomputes_its_cells_only(tmp_path, monkeypatch):
+    from pairlab import hookimpl
+    from pairlab.registry import get_registry
+    from pairlab.sweep import fingerprint
+
+    pkg = tmp_path / "src" / "edited_plugin"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "from pairlab_builtins.algorithms.gmm import GaussianMixtureEM\n\n"
+        "class Edited(GaussianMixtureEM):\n    name = 'edited-gmm'\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    import edited_plugin
+
+    class Plugin:
+        @hookimpl
+        def pairlab_algorithms(self):
+            return [edited_plugin.Edited]
+
+    get_registry().register(Plugin(), name="edited-plugin")
+    spec = dict(SPEC, trials=1, algorithms=[{"name": "gmm"}, {"name": "edited-gmm"}])
+    first = run_sweep(parse_spec(spec), tmp_path / "out", progress=None)
+    assert (first.engine.stored, first.engine.ran) == (0, 4)
+    again = run_sweep(parse_spec(spec), tmp_path / "out", progress=None)
+    assert (again.engine.stored, again.engine.ran) == (4, 0)
+    # the version stays (an editable install), the code changes: its two cells run again
+    (pkg / "__init__.py").write_text((pkg / "__init__.py").read_text() + "# an edit\n")
+    fingerprint._package_digest.cache_clear()
+    edited = run_sweep(parse_spec(spec), tmp_path / "out", progress=None)
+    assert (edited.engine.stored, edited.engine.ran) == (2, 2)
+
+
 def test_a_budget_below_one_is_a_fraction_of_all_pairs(tmp_path):
     spec = dict(SPEC, trials=1, algorithms=[{"name": "gmm"}],
                 links={"generator": "pairs", "budget": [0.05, 7]})

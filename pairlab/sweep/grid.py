@@ -13,7 +13,8 @@ finish, and are shared where a comparison should be paired:
 * ``fit_seed`` from the data: every method and budget of a trial starts from the same seed.
 
 A cell's **key** is a content hash of the cell, the base seed, the metrics and the versions of
-pairlab and of the plugins that provide its algorithm and data set; a trial is stored under
+pairlab and of the plugins that provide its algorithm and data set and a fingerprint of their
+source code (:mod:`pairlab.sweep.fingerprint`); a trial is stored under
 ``KEY-TRIAL``, so changing the spec recomputes exactly the cells it changes.
 """
 

@@ -23,6 +23,7 @@ from ..constraints import atomic_write_text
 from ..registry import get_registry
 from .engine import EngineResult, run_tasks
 from .executors import Executor, Task
+from .fingerprint import code_fingerprint
 from .grid import Cell, SweepSpec, content_key
 from .provenance import provenance
 from .store import TrialStore
@@ -51,14 +52,17 @@ def _plugin_version(kind: str, name: str) -> str:
 
 
 def cell_key(spec: SweepSpec, cell: Cell) -> str:
-    """Content hash of a cell with everything its trials depend on."""
+    """Content hash of a cell with everything its trials depend on (the code included)."""
     from .. import __version__
 
     return content_key({"kind": "sweep-cell", "cell": cell.describe(), "seed": spec.seed,
                         "metrics": spec.metrics, "max_iter": spec.max_iter,
                         "versions": {"pairlab": __version__,
                                      "algorithm": _plugin_version("algorithms", cell.algorithm),
-                                     "dataset": _plugin_version("datasets", cell.data_name)}})
+                                     "dataset": _plugin_version("datasets", cell.data_name)},
+                        "code": code_fingerprint(
+                            get_registry().algorithm(cell.algorithm).__module__,
+                            getattr(get_registry().dataset(cell.data_name).load, "__module__", ""))})
 
 
 def sweep_tasks(spec: SweepSpec) -> tuple[list[Task], list[tuple[Cell, str, int, dict[str, int]]]]:
