@@ -37,7 +37,7 @@ from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 
 from .common import fit, make_dataset, single_blas_thread
 
-__all__ = ["RDPTables"]
+__all__ = ["RDPErroneousK", "RDPTables"]
 
 PAPER = ("Khashabi, Wieting, Liu & Liang (2015), Clustering with side information: from a "
          "probabilistic model to a deterministic algorithm")
@@ -300,6 +300,232 @@ class RDPTables(Reproduction):
         return paths
 
 
+#: Fig. 3 methods: key, label, algorithm, parameter naming the number of clusters, uses links.
+#: TVClust is drawn twice (see :func:`declared_params`).
+FIG3_METHODS: tuple[tuple[str, str, str, str, bool], ...] = (
+    *METHODS[:2], ("tvclust", "TVClust (variational), T = k'", "tvclust-variational", "", True),
+    ("tvclust_wide", "TVClust, T = max(10, 2k')", "tvclust-variational", "", True), *METHODS[3:])
+#: the fewest clusters a method is told: the paper's LCVQE "needs at least 2 clusters" (footnote 8)
+MIN_DECLARED = {"lcvqe": 2}
+FIG3_RATE = 0.03
+FIG3_P = 1.0
+#: "stable": F varies by at most this much over the deviations (our reading of the paper's word)
+STABLE_SPREAD = 0.10
+
+
+def declared_params(key: str, algorithm: str, k_param: str, k_declared: int) -> dict[str, Any]:
+    """Parameters of method ``key`` when it is told ``k_declared`` = k - deviation clusters.
+
+    K-means, MPCK-means and LCVQE take it as their number of clusters; DP-means and RDP-means as
+    the k of the farthest-first heuristic that sets lambda (section 5). TVClust is a Dirichlet
+    process mixture and takes no k; the paper does not say how it was given one. Its only number
+    of clusters is the truncation T of the variational family, so ``tvclust`` is told T = k' (the
+    declared number caps the clusters it can use) and ``tvclust_wide`` uses rdp-table1's rule
+    T = max(10, 2k') (k' matters only above 5 clusters).
+    """
+    if key == "tvclust":
+        return {"truncation": k_declared}
+    return method_params(algorithm, k_param, k_declared)
+
+
+def spread(values: list[float]) -> float:
+    """max - min of the finite values (nan when fewer than two)."""
+    v = [x for x in values if np.isfinite(x)]
+    return float(max(v) - min(v)) if len(v) > 1 else math.nan
+
+
+class RDPErroneousK(Reproduction):
+    """Fig. 3 of section 5.2: F-measure when every method is told k - deviation clusters."""
+
+    name = "rdp-fig3"
+    title = "RDP-means Fig. 3: F-measure with a wrong number of clusters"
+    aliases = ("rdp-erroneous-k",)
+    paper = PAPER
+    description = ("K-means, DP-means, TVClust, RDP-means, MPCKMeans, LCVQE told k - deviation "
+                   "clusters, deviation in {-3..3}, p = 1, r = 0.03 (code reading) on iris, wine "
+                   "(+ --data-dir sets).")
+    default_trials = 5
+    quick_trials = 1
+
+    def options(self, args: argparse.Namespace) -> dict[str, Any]:
+        quick = bool(getattr(args, "quick", False))
+        return {"data_dir": getattr(args, "data_dir", None), "quick": quick, "rate": FIG3_RATE,
+                "p": FIG3_P, "reading": "code", "deviations": list(DEVIATIONS)}
+
+    def trial(self, index: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
+        rng = np.random.default_rng(seed)
+        methods, _missing = fig3_methods()
+        sets, _skipped = load_sets(options.get("data_dir"), bool(options.get("quick")))
+        out: dict[str, Any] = {"index": index, "seed": seed, "rows": []}
+        with single_blas_thread():
+            for dname, data in sets.items():
+                k = int(data.n_classes or 2)
+                fit_seed = int(rng.integers(2**31))
+                links = random_pairs_fraction(data.y, options["rate"], rng,
+                                              reading=options["reading"])
+                p = options["p"]
+                if p < 1:
+                    links = e_matrix_noise(links, p, p, rng)
+                for dev in options["deviations"]:
+                    declared = k - dev
+                    if declared < 1:
+                        continue
+                    row: dict[str, Any] = {"dataset": dname, "k": k, "deviation": dev,
+                                           "declared": declared, "n_links": links.n_must_link
+                                           + links.n_cannot_link, "params": {}, "clusters": {},
+                                           "lambda": {}}
+                    for key, _label, algorithm, k_param, linked in methods:
+                        if declared < MIN_DECLARED.get(key, 1):
+                            continue
+                        params = declared_params(key, algorithm, k_param, declared)
+                        run = fit(algorithm, data, links if linked else None, params, fit_seed)
+                        labels = run.state.labels
+                        row[key] = scores(data.y, labels)
+                        row["params"][key] = params
+                        row["clusters"][key] = int(np.unique(labels).size)
+                        if "lambda" in run.state.extras:
+                            row["lambda"][key] = float(run.state.extras["lambda"])
+                    out["rows"].append(row)
+        return out
+
+    def summarize(self, trials: list[dict[str, Any]], options: dict[str, Any]) -> ReproductionResult:
+        methods, missing = fig3_methods()
+        keys = [m[0] for m in methods]
+        rows = [row for t in trials for row in t["rows"]]
+        datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+        metric_names = [n for n, _f in METRICS]
+        table: dict[str, Any] = {}
+        curves: dict[str, dict[str, list[float]]] = {}
+        for d in datasets:
+            mine = [r for r in rows if r["dataset"] == d]
+            devs = sorted({r["deviation"] for r in mine})
+            table[d] = {"k": mine[0]["k"], "deviations": devs, "methods": {}}
+            for key in keys:
+                entry: dict[str, list[Any]] = {"deviation": [], "declared": [], "clusters": []}
+                params: list[dict[str, Any]] = []
+                for name in metric_names:
+                    entry[name] = []
+                    entry[f"{name}_sd"] = []
+                for dev in devs:
+                    at = [r for r in mine if r["deviation"] == dev and key in r]
+                    if not at:
+                        continue
+                    s = np.asarray([r[key] for r in at])
+                    entry["deviation"].append(dev)
+                    entry["declared"].append(at[0]["declared"])
+                    entry["clusters"].append(float(np.mean([r["clusters"][key] for r in at])))
+                    for j, name in enumerate(metric_names):
+                        entry[name].append(float(s[:, j].mean()))
+                        entry[f"{name}_sd"].append(float(s[:, j].std()))
+                    if key in at[0]["lambda"]:  # deterministic given k': the same in every trial
+                        entry.setdefault("lambda", []).append(at[0]["lambda"][key])
+                    params.append(at[0]["params"][key])
+                curves[f"{d} | {key}"] = dict(entry)
+                table[d]["methods"][key] = {**entry, "params": params}
+        spreads = {key: {d: spread(table[d]["methods"][key]["F"]) for d in datasets}
+                   for key in keys}
+        notes = [f"{len(trials)} trial(s); F = pairwise F-measure; p = {options['p']:g}, "
+                 f"r = {options['rate']:g} ({options['reading']} reading: "
+                 + ("round(r n^2) ordered draws" if options["reading"] == "code"
+                    else "round(r n(n-1)/2) distinct pairs")
+                 + "); every method of a trial gets the same links and seed at every deviation.",
+                 "Each method is told k - deviation clusters: K-means, MPCKMeans, LCVQE as their "
+                 "number of clusters, DP-means and RDP-means as the k of the farthest-first rule "
+                 "for lambda; TVClust (no k in the model) as its truncation T = k - deviation, "
+                 "and drawn dashed with rdp-table1's T = max(10, 2(k - deviation)).",
+                 "Deviations with k - deviation < 1 are dropped (deviation 3 when k = 3, as the "
+                 "paper does); LCVQE is left out at k - deviation = 1 as in the paper (footnote "
+                 "8)."]
+        if missing:
+            notes.append("not registered: " + ", ".join(missing)
+                         + " (left out; their curves appear once the plugins are installed)")
+        notes += load_sets(options.get("data_dir"), bool(options.get("quick")))[1]
+        data = {"methods": keys, "labels": {m[0]: m[1] for m in methods}, "datasets": datasets,
+                "metrics": metric_names, "rate": options["rate"], "p": options["p"],
+                "reading": options["reading"], "table": table, "spread_F": spreads,
+                "stable_spread": STABLE_SPREAD, "not_registered": missing}
+        return ReproductionResult(data, curves, notes)
+
+    def claims(self, result: ReproductionResult) -> list[Claim]:
+        d = result.data
+        keys, sets, spreads = d["methods"], d["datasets"], d["spread_F"]
+        claims = []
+        said = {"dpmeans": "DP-means' F is clearly stable for different choices of k",
+                "rdpmeans": "RDP-means shows very stable results",
+                "tvclust": "TVClust shows very stable results (told T = k - deviation)",
+                "tvclust_wide": "TVClust shows very stable results (T = max(10, 2(k - deviation)))"}
+        for key, statement in said.items():
+            if key in keys:
+                worst = max(spreads[key].values())
+                claims.append(Claim(
+                    f"{key}_stable", f"{statement}: its F varies by at most {STABLE_SPREAD:g} over "
+                    "the deviations on every data set (measured: max - min per set)",
+                    spreads[key], bool(worst <= STABLE_SPREAD), paper="stable"))
+        if "kmeans" in keys:
+            mean_spread = {k: float(np.mean(list(spreads[k].values()))) for k in keys}
+            robust = [k for k in ("dpmeans", "rdpmeans", "tvclust") if k in keys]
+            claims.append(Claim(
+                "less_sensitive_than_kmeans", "DP-means, RDP-means and TVClust (T = k - deviation) "
+                "are less sensitive to the deviation than K-means (section 2: 'DP-means is much "
+                "less sensitive to this parameter than K-means is to k'; measured: mean over sets "
+                "of max - min F)", {k: mean_spread[k] for k in ["kmeans", *robust]},
+                all(mean_spread[k] < mean_spread["kmeans"] for k in robust)))
+        if "mpckmeans" in keys:
+            at_k, under, over = [], [], []
+            for s in sets:
+                e = d["table"][s]["methods"]["mpckmeans"]
+                f = dict(zip(e["deviation"], e["F"], strict=True))
+                at_k.append(f[0])
+                under += [f[0] - v for dev, v in f.items() if dev > 0]
+                over += [f[0] - v for dev, v in f.items() if dev < 0]
+            drop_under, drop_over = float(np.mean(under)), float(np.mean(over))
+            claims.append(Claim(
+                "mpck_unless_underestimated", "MPCKMeans works well unless k is underestimated: "
+                "its F drops below its F at k when told fewer clusters (deviation > 0) by more "
+                f"than when told more (deviation < 0), which stays within {STABLE_SPREAD:g} "
+                "(mean drops over sets and deviations)",
+                {"F at k": float(np.mean(at_k)), "drop, k underestimated": drop_under,
+                 "drop, k overestimated": drop_over},
+                bool(drop_under > drop_over and drop_over <= STABLE_SPREAD)))
+        return claims
+
+    def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
+        """One panel per data set, F against the deviation, a line per method (the paper's
+        Fig. 3 layout)."""
+        import textwrap
+
+        from pairlab.render import CurvePanel, CurveSeries, render_curves
+
+        d = result.data
+        colour = {m[0]: c for c, m in enumerate(METHODS)}
+        colour["tvclust_wide"] = colour["tvclust"]
+        panels = []
+        for s in d["datasets"]:
+            series = []
+            for key in d["methods"]:
+                e = d["table"][s]["methods"][key]
+                series.append(CurveSeries(d["labels"][key], np.asarray(e["deviation"], float),
+                                          np.asarray(e["F"]), colour=colour[key],
+                                          dashed=key == "tvclust_wide",
+                                          weight=0.8 if key == "tvclust_wide" else 1.0))
+            panels.append(CurvePanel(f"{s} (k = {d['table'][s]['k']})", series,
+                                     "deviation (told k' = k - deviation clusters)", "F-measure",
+                                     y_range=(0.0, 1.05)))
+        ncols = min(len(panels), 3)
+        notes = "\n".join(textwrap.fill(n, 60 * ncols) for n in result.notes)  # wider widens the figure
+        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
+        for path in paths:
+            render_curves(panels, path, ncols=ncols, title=self.title, notes=notes,
+                          panel_size=(470, 380), scale=1.5 if path.suffix == ".png" else 1.0)
+        return paths
+
+
+def fig3_methods() -> tuple[list[tuple[str, str, str, str, bool]], list[str]]:
+    have = set(get_registry().names("algorithms"))
+    return ([m for m in FIG3_METHODS if m[2] in have],
+            sorted({m[2] for m in FIG3_METHODS if m[2] not in have}))
+
+
 @hookimpl
 def pairlab_reproductions() -> list[Reproduction]:
-    return [RDPTables()]
+    return [RDPTables(), RDPErroneousK()]
