@@ -332,9 +332,29 @@ def test_rdp_fig3_tells_each_method_k_minus_deviation(tmp_path):
     # T = max(10, 2k') is 10 at every deviation here: same links and seed, so the same clustering
     assert len(set(iris["methods"]["tvclust_wide"]["F"])) == 1
     names = [c["name"] for c in doc["claims"]]
-    assert {"dpmeans_stable", "rdpmeans_stable", "tvclust_stable", "less_sensitive_than_kmeans"} \
-        <= set(names)
+    assert {"dpmeans_stable", "rdpmeans_stable", "tvclust_stable",
+            "rdpmeans_less_sensitive_than_kmeans"} <= set(names)
     assert doc["claims"][names.index("tvclust_wide_stable")]["held"]
+
+
+def test_rdp_fig4_rate_of_pairs(tmp_path):
+    recipe = get_registry().reproduction("rdp-pairs-rate")
+    assert recipe.name == "rdp-fig4"
+    options = {"data_dir": None, "quick": True, "reading": "code", "rates": [0.0, 0.02, 0.1]}
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options=options, progress=None,
+                    render=False)
+    data = doc["data"]
+    assert data["datasets"] == ["digits-100", "iris"]  # ImageNet only from --data-dir
+    assert any("imagenet: skipped" in n for n in doc["notes"])
+    digits, iris = data["table"]["digits-100"], data["table"]["iris"]
+    assert digits["divergence"] == "kl" and digits["n"] == 100 and iris["divergence"] == "sqeuclidean"
+    # no pairs: RDP-means is DP-means; the code reading draws round(r n^2) ordered pairs
+    assert digits["n_links"][0] == 0 and digits["same_as_dpmeans"][0] == 1.0
+    assert digits["F"][0] == digits["DP-means F"][0]
+    assert 900 < digits["n_links"][2] <= 1000
+    assert len(set(digits["DP-means F"])) == 1  # DP-means ignores the pairs
+    names = {c["name"] for c in doc["claims"]}
+    assert {"digits-100_dpmeans_at_zero", "digits-100_increases", "iris_increases"} <= names
 
 class _Broken(Reproduction):
     name = "broken-data"
