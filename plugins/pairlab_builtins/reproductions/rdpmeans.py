@@ -530,7 +530,7 @@ class RDPErroneousK(Reproduction):
         paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
         for path in paths:
             render_curves(panels, path, ncols=ncols, title=self.title, notes=notes,
-                          panel_size=(470, 380), scale=1.5 if path.suffix == ".png" else 1.0)
+                          panel_size=(470, 540), scale=1.5 if path.suffix == ".png" else 1.0)
         return paths
 
 
