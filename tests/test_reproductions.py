@@ -294,6 +294,68 @@ def test_rdp_tables_quick(tmp_path):
     assert all(c["paper"] is not None for c in doc["claims"] if c["name"].startswith("rdp_best"))
 
 
+
+def test_rdp_fig3_tells_each_method_k_minus_deviation(tmp_path):
+    from pairlab.metrics import pairwise_f_measure
+
+    recipe = get_registry().reproduction("rdp-erroneous-k")
+    assert recipe.name == "rdp-fig3"
+    options = {"data_dir": None, "quick": True, "rate": 0.03, "p": 1.0, "reading": "code",
+               "deviations": [-2, 0, 1, 2, 3]}
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options=options, progress=None,
+                    render=False)
+    data = doc["data"]
+    iris = data["table"]["iris"]
+    k = iris["k"]
+    assert k == 3 and iris["deviations"] == [-2, 0, 1, 2]  # k - 3 = 0 clusters: dropped
+    assert {"kmeans", "dpmeans", "rdpmeans", "tvclust", "tvclust_wide"} <= set(data["methods"])
+    assert set(iris["methods"]) == set(data["methods"])  # a curve per method
+    told = {"kmeans": "n_clusters", "mpckmeans": "n_clusters", "lcvqe": "n_clusters",
+            "dpmeans": "k", "rdpmeans": "k", "tvclust": "truncation"}
+    for key, e in iris["methods"].items():
+        assert e["declared"] == [k - dev for dev in e["deviation"]]
+        for declared, params in zip(e["declared"], e["params"], strict=True):
+            if key == "tvclust_wide":
+                assert params == {"truncation": max(10, 2 * declared)}
+            else:
+                assert params[told[key]] == declared
+    if "lcvqe" in iris["methods"]:  # the paper's LCVQE needs two clusters (footnote 8)
+        assert iris["methods"]["lcvqe"]["deviation"] == [-2, 0, 1]
+    # lambda follows k - deviation through farthest-first: larger for fewer clusters, the same rule
+    # (and value) for DP-means and RDP-means
+    lam = iris["methods"]["dpmeans"]["lambda"]
+    assert lam == sorted(set(lam)) and lam == iris["methods"]["rdpmeans"]["lambda"]
+    # told one cluster, K-means puts every point together
+    one = pairwise_f_measure(get_registry().dataset("iris").make(seed=0).y, np.zeros(150, int))
+    assert iris["methods"]["kmeans"]["F"][-1] == pytest.approx(one)
+    assert iris["methods"]["kmeans"]["clusters"] == [5, 3, 2, 1]
+    # T = max(10, 2k') is 10 at every deviation here: same links and seed, so the same clustering
+    assert len(set(iris["methods"]["tvclust_wide"]["F"])) == 1
+    names = [c["name"] for c in doc["claims"]]
+    assert {"dpmeans_stable", "rdpmeans_stable", "tvclust_stable",
+            "rdpmeans_less_sensitive_than_kmeans"} <= set(names)
+    assert doc["claims"][names.index("tvclust_wide_stable")]["held"]
+
+
+def test_rdp_fig4_rate_of_pairs(tmp_path):
+    recipe = get_registry().reproduction("rdp-pairs-rate")
+    assert recipe.name == "rdp-fig4"
+    options = {"data_dir": None, "quick": True, "reading": "code", "rates": [0.0, 0.02, 0.1]}
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options=options, progress=None,
+                    render=False)
+    data = doc["data"]
+    assert data["datasets"] == ["digits-100", "iris"]  # ImageNet only from --data-dir
+    assert any("imagenet: skipped" in n for n in doc["notes"])
+    digits, iris = data["table"]["digits-100"], data["table"]["iris"]
+    assert digits["divergence"] == "kl" and digits["n"] == 100 and iris["divergence"] == "sqeuclidean"
+    # no pairs: RDP-means is DP-means; the code reading draws round(r n^2) ordered pairs
+    assert digits["n_links"][0] == 0 and digits["same_as_dpmeans"][0] == 1.0
+    assert digits["F"][0] == digits["DP-means F"][0]
+    assert 900 < digits["n_links"][2] <= 1000
+    assert len(set(digits["DP-means F"])) == 1  # DP-means ignores the pairs
+    names = {c["name"] for c in doc["claims"]}
+    assert {"digits-100_dpmeans_at_zero", "digits-100_increases", "iris_increases"} <= names
+
 class _Broken(Reproduction):
     name = "broken-data"
     title = "a recipe whose data are missing"
