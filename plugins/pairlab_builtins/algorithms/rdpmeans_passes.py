@@ -28,6 +28,9 @@ TABLE_LIMIT = 1 << 24
 BLOCK = 256
 #: Visits decided together by a push sweep with exact link weights (:func:`sweep_windows`).
 WINDOW = 4096
+MIN_WINDOW = 2048
+ROUNDS_LOW = 2
+ROUNDS_HIGH = 4
 
 
 # -- divergences ------------------------------------------------------------------------------
@@ -366,8 +369,9 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
     rank = np.empty(n, dtype=np.intp)  # rank[i]: position of point i in the visiting order
     rank[order] = np.arange(n)
     pos = ctx.position
+    size = WINDOW
     while pos < stop:
-        W = order[pos:min(pos + WINDOW, stop)]
+        W = order[pos:min(pos + size, stop)]
         D = ctx.table[W, :K]
         Hk = np.take(ctx.scores[:K], W, axis=1)  # (K, m), C order: H of the window's rows now
         frm = labels[W]
@@ -381,23 +385,26 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
             pos += 1
             continue
         end = int(opens[0]) if opens.size else W.size
-        target, end = _settle_window(W, D, Hk, frm, choice, end, pos, rank, xi, lam, links)
+        target, end, rounds, lists = _settle_window(W, D, Hk, frm, choice, end, pos, rank, xi,
+                                                    lam, links)
+        if rounds <= ROUNDS_LOW and end == W.size:  # few dependent moves: try a longer window
+            size = min(2 * size, n)
+        elif rounds >= ROUNDS_HIGH:
+            size = max(size // 2, MIN_WINDOW)
         movers = np.flatnonzero(target >= 0)
         if movers.size:
-            points = W[movers]
-            rows = links.matrix[points]
-            sizes = np.diff(rows.indptr)
             flat = ctx.scores.ravel()
-            np.add.at(flat, np.repeat(target[movers] * n, sizes) + rows.indices, rows.data)
-            np.subtract.at(flat, np.repeat(frm[movers] * n, sizes) + rows.indices, rows.data)
-            labels[points] = target[movers]
+            for to, fr, partners, weights in _mover_lists(lists, target, frm, n):
+                np.add.at(flat, to + partners, weights)
+                np.subtract.at(flat, fr + partners, weights)
+            labels[W[movers]] = target[movers]
         pos += end
     ctx.position = stop
 
 
 def _settle_window(W: np.ndarray, D: np.ndarray, Hk: np.ndarray, frm: np.ndarray,
                    choice: np.ndarray, end: int, pos: int, rank: np.ndarray, xi: float,
-                   lam: float, links: Links) -> tuple[np.ndarray, int]:
+                   lam: float, links: Links) -> tuple[np.ndarray, int, int, list]:
     """Algorithm 1's choices for the visits ``W[:end]`` of a window, by a fixpoint iteration.
 
     ``choice`` holds every visit's choice from the rows at the window's start (D - xi * Hk.T;
@@ -408,7 +415,8 @@ def _settle_window(W: np.ndarray, D: np.ndarray, Hk: np.ndarray, frm: np.ndarray
     exactly the earlier visits' moves, i.e. the sequential rows, so its choice is Algorithm 1's
     (the argument is induction along the window; it needs at most one round per visit, and a
     few when chains of dependent moves are short). A visit that would open a cluster moves the
-    window's end before it. Returns the target of each visit (-1: stays) and the end.
+    window's end before it. Returns the target of each visit (-1: stays), the end, the number
+    of rounds, and each round's partner lists (for :func:`_mover_lists`).
     """
     m = W.size
     flat = Hk.ravel()
@@ -416,9 +424,13 @@ def _settle_window(W: np.ndarray, D: np.ndarray, Hk: np.ndarray, frm: np.ndarray
     target[end:] = -1
     done = np.full(m, -1)  # the target whose weights are in Hk
     changed = np.flatnonzero(target >= 0)
+    last = np.full(m, -1)  # the round in which each visit's target last changed
+    lists = []
     while changed.size:
+        last[changed] = len(lists)
         rows = links.matrix[W[changed]]
         sizes = np.diff(rows.indptr)
+        lists.append((changed, rows, sizes, last))
         at = rank[rows.indices] - pos  # the partners' positions in the window
         src = np.repeat(changed, sizes)
         hit = np.flatnonzero((at > src) & (at < end))
@@ -448,7 +460,26 @@ def _settle_window(W: np.ndarray, D: np.ndarray, Hk: np.ndarray, frm: np.ndarray
         target[end:] = -1
         changed = np.flatnonzero(target[:end] != done[:end])
     target[end:] = -1
-    return target, end
+    return target, end, len(lists), lists
+
+
+def _mover_lists(lists: list, target: np.ndarray, frm: np.ndarray, n: int):
+    """For the window's confirmed moves, (to, from, partners, weights) per settling round: the
+    flat indices ``to + partners`` / ``from + partners`` into H (capacity, n) and the weights.
+    Each mover's partner list is taken from the round in which its target last changed, so
+    every move is applied once, with the lists already gathered."""
+    for r, (changed, rows, sizes, last) in enumerate(lists):
+        keep = (last[changed] == r) & (target[changed] >= 0)
+        if not keep.any():
+            continue
+        points = changed[keep]
+        if keep.all():
+            partners, weights = rows.indices, rows.data
+        else:
+            entries = np.repeat(keep, sizes)
+            partners, weights = rows.indices[entries], rows.data[entries]
+        yield (np.repeat(target[points] * n, sizes[keep]), np.repeat(frm[points] * n, sizes[keep]),
+               partners, weights)
 
 
 def _choices(rows: np.ndarray, lam: float) -> np.ndarray:
