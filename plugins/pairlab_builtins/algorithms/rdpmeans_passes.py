@@ -26,7 +26,9 @@ XI_MAX = 1e150
 TABLE_LIMIT = 1 << 24
 #: Stale rows among this many upcoming visits are refreshed together (push sweeps).
 BLOCK = 256
-#: Visits decided together by a push sweep with exact link weights (:func:`sweep_windows`).
+#: Visits decided together by a push sweep with exact link weights (:func:`sweep_windows`): the
+#: first window's length, the shortest window, and the settling rounds after which the next window
+#: is twice as long (<= ROUNDS_LOW) or half as long (>= ROUNDS_HIGH).
 WINDOW = 4096
 MIN_WINDOW = 2048
 ROUNDS_LOW = 2
@@ -355,9 +357,11 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
     With exact weights every H[i, k] is an exact sum whatever the order of the updates, so the
     row point i has at its visit, D[i] - xi * H[i], can be computed before the visit: it is the
     row at the window's start plus the weights of i's partners that move earlier in the window.
-    A window is the next ``WINDOW`` visits, cut before the first point that would open a cluster
-    (which is then handled on its own). Its visits are settled by :func:`_settle_window`; the
-    moves it confirms are applied to H together and the next window starts after them. The
+    A window is the next visits (``WINDOW`` at first; twice as many after a window settled in at
+    most ``ROUNDS_LOW`` rounds, half as many, at least ``MIN_WINDOW``, after one that needed
+    ``ROUNDS_HIGH`` or more), cut before the first point that would open a cluster (which is then
+    handled on its own). Its visits are settled by :func:`_settle_window`; the moves it confirms
+    are applied to H together and the next window starts after them. The
     arithmetic of each row is the sequential loop's, so the choices are identical; the Python
     work follows the number of windows and of settling rounds, not of visits or moves.
     """
