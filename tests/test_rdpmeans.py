@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from pairlab_builtins.algorithms import rdpmeans as R
 from pairlab_builtins.algorithms import rdpmeans_passes as P
 
 from pairlab import Constraints, Dataset, InvalidInputError, Run, State, make_estimator
+from pairlab.benchcases.rdpmeans import linked_blobs
 from pairlab.constraint_generators import random_pairs
 from pairlab.testing import check_algorithm
 
@@ -146,6 +148,7 @@ def test_push_and_pull_sweeps_agree_on_larger_problems():
 def test_windowed_sweep_matches_literal_algorithm_1_with_small_windows(monkeypatch, window):
     """Exact weights: windows of visits decided together, corrected for earlier moves in the window."""
     monkeypatch.setattr(P, "WINDOW", window)
+    monkeypatch.setattr(P, "MIN_WINDOW", window)
     for seed in range(3):
         X, y = blobs(seed, n=60)
         cons = random_pairs(y, 40, 40, np.random.default_rng(seed))
@@ -157,6 +160,60 @@ def test_windowed_sweep_matches_literal_algorithm_1_with_small_windows(monkeypat
         for (z, centers, _), state in zip(ref, (run.step() for _ in range(6)), strict=True):
             np.testing.assert_array_equal(state.labels, z)
             np.testing.assert_allclose(state.model["centers"], centers, rtol=1e-12, atol=1e-12)
+
+
+def _record_windows(monkeypatch):
+    """Wrap the window settling to record (window length, end, rounds) of every window."""
+    seen = []
+    settle = P._settle_window
+
+    def recording(W, *args):
+        target, end, rounds, lists = settle(W, *args)
+        seen.append((W.size, end, rounds))
+        return target, end, rounds, lists
+
+    monkeypatch.setattr(P, "_settle_window", recording)
+    return seen
+
+
+HEAVY = {"k": 10, "xi0": 0.5}
+
+
+@functools.cache
+def _heavy_problem():
+    """The bench's data on 400 points (~20 links each) with xi0 = 0.5 and the literal Algorithm
+    1's first 8 passes: 384 points move in pass 1 as ten clusters open, 59 in pass 2, and
+    moves chain through links in the later passes."""
+    X, _, cons = linked_blobs(400, 10, 0.05, seed=0)
+    run = Run("rdpmeans", Dataset(X), cons, HEAVY, seed=0)
+    lam = run.algorithm.lambda_value
+    return X, cons, reference(X, cons, lam, 8, 0, 0.5, 2.0)
+
+
+@pytest.mark.parametrize(("window", "min_window"), [(2, 2), (16, 4), (64, 16), (4096, 2048)])
+def test_window_settling_matches_literal_algorithm_1_on_heavy_passes(monkeypatch, window, min_window):
+    """Windows settled by the fixpoint iteration (several rounds, windows cut where a cluster
+    opens, lengths adapting) give Algorithm 1's assignments on passes where many points move,
+    and the same states, bit for bit, as the point-by-point push sweep."""
+    monkeypatch.setattr(P, "WINDOW", window)
+    monkeypatch.setattr(P, "MIN_WINDOW", min_window)
+    seen = _record_windows(monkeypatch)
+    X, cons, ref = _heavy_problem()
+    runs = []
+    for exact in (True, False):
+        run = Run("rdpmeans", Dataset(X), cons, HEAVY, seed=0)
+        run.algorithm._force_mode = "push"
+        assert run.algorithm.links.exact
+        run.algorithm.links = dataclasses.replace(run.algorithm.links, exact=exact)
+        runs.append([run.step() for _ in range(8)])
+    for (z, centers, _), a, b in zip(ref, *runs, strict=True):
+        np.testing.assert_array_equal(a.labels, z)
+        np.testing.assert_allclose(a.model["centers"], centers, rtol=1e-12, atol=1e-12)
+        assert a.equals(b)
+    moves = [s.extras["n_changed"] for s in runs[0]]
+    assert moves[0] > 300 and max(moves[1:]) > 40  # heavy passes
+    assert max(rounds for _, _, rounds in seen) >= min(3, window)  # chains of dependent moves
+    assert sum(end < size for size, end, _ in seen) >= 5  # windows cut where a cluster opens
 
 
 def test_windowed_and_one_at_a_time_push_sweeps_agree():

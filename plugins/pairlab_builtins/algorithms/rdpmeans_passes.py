@@ -26,8 +26,13 @@ XI_MAX = 1e150
 TABLE_LIMIT = 1 << 24
 #: Stale rows among this many upcoming visits are refreshed together (push sweeps).
 BLOCK = 256
-#: Visits decided together by a push sweep with exact link weights (:func:`sweep_windows`).
-WINDOW = 1024
+#: Visits decided together by a push sweep with exact link weights (:func:`sweep_windows`): the
+#: first window's length, the shortest window, and the settling rounds after which the next window
+#: is twice as long (<= ROUNDS_LOW) or half as long (>= ROUNDS_HIGH).
+WINDOW = 4096
+MIN_WINDOW = 2048
+ROUNDS_LOW = 2
+ROUNDS_HIGH = 4
 
 
 # -- divergences ------------------------------------------------------------------------------
@@ -352,15 +357,13 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
     With exact weights every H[i, k] is an exact sum whatever the order of the updates, so the
     row point i has at its visit, D[i] - xi * H[i], can be computed before the visit: it is the
     row at the window's start plus the weights of i's partners that move earlier in the window.
-    A window is the next visits, up to ``WINDOW`` of them (twice as many as the last window
-    kept, at least 32; cut before the first point that would open a cluster, which is then
-    handled on its own). Every visit gets a tentative choice from the
-    rows at the start; the moves these choices make correct the rows of later partners in the
-    window, and the corrected rows give every visit its choice again. Up to the first visit
-    whose choice changed, every choice is Algorithm 1's (each saw only earlier, confirmed
-    moves); those moves are applied to H together and the next window starts at that visit.
-    The arithmetic of each row is the sequential loop's, so the choices are identical; the
-    Python work follows the number of windows, not of visits or moves.
+    A window is the next visits (``WINDOW`` at first; twice as many after a window settled in at
+    most ``ROUNDS_LOW`` rounds, half as many, at least ``MIN_WINDOW``, after one that needed
+    ``ROUNDS_HIGH`` or more), cut before the first point that would open a cluster (which is then
+    handled on its own). Its visits are settled by :func:`_settle_window`; the moves it confirms
+    are applied to H together and the next window starts after them. The
+    arithmetic of each row is the sequential loop's, so the choices are identical; the Python
+    work follows the number of windows and of settling rounds, not of visits or moves.
     """
     n = ctx.labels.size
     K = ctx.n_clusters
@@ -369,13 +372,14 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
     order = ctx.order
     rank = np.empty(n, dtype=np.intp)  # rank[i]: position of point i in the visiting order
     rank[order] = np.arange(n)
-    indptr, indices, data = links.indptr_list, links.indices, links.data
     pos = ctx.position
     size = WINDOW
     while pos < stop:
         W = order[pos:min(pos + size, stop)]
-        Hw = ctx.scores[:K, W].T
-        choice = _choices(ctx.table[W, :K] - xi * Hw, lam)
+        D = ctx.table[W, :K]
+        Hk = np.take(ctx.scores[:K], W, axis=1)  # (K, m), C order: H of the window's rows now
+        frm = labels[W]
+        choice = _choices(D - xi * Hk.T, lam)
         opens = np.flatnonzero(choice < 0)
         if opens.size and opens[0] == 0:  # Algorithm 1: C <- C u {x_i}
             i = int(W[0])
@@ -385,42 +389,101 @@ def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, l
             pos += 1
             continue
         end = int(opens[0]) if opens.size else W.size
-        movers = np.flatnonzero(choice[:end] != labels[W[:end]])
+        target, end, rounds, lists = _settle_window(W, D, Hk, frm, choice, end, pos, rank, xi,
+                                                    lam, links)
+        if rounds <= ROUNDS_LOW and end == W.size:  # few dependent moves: try a longer window
+            size = min(2 * size, n)
+        elif rounds >= ROUNDS_HIGH:
+            size = max(size // 2, MIN_WINDOW)
+        movers = np.flatnonzero(target >= 0)
         if movers.size:
-            points = W[movers].tolist()
-            spans = [(indptr[i], indptr[i + 1]) for i in points]
-            partners = np.concatenate([indices[a:b] for a, b in spans])
-            weights = np.concatenate([data[a:b] for a, b in spans])
-            sizes = [b - a for a, b in spans]
-            to_col = np.repeat(choice[movers], sizes)
-            from_col = np.repeat(labels[W[movers]], sizes)
-            src = np.repeat(movers, sizes)
-            at = rank[partners] - pos  # the partners' positions in the window
-            hit = (at > src) & (at < end)
-            if hit.any():  # the rows of later partners get corrected
-                t, w = at[hit], weights[hit]
-                corr = np.zeros((W.size, K))
-                flat = corr.ravel()
-                np.add.at(flat, t * K + to_col[hit], w)
-                np.subtract.at(flat, t * K + from_col[hit], w)
-                mask = np.zeros(W.size, dtype=bool)
-                mask[t] = True
-                touched = np.flatnonzero(mask)  # window positions, ascending
-                again = _choices(ctx.table[W[touched], :K] - xi * (Hw[touched] + corr[touched]), lam)
-                changed = np.flatnonzero(again != choice[touched])
-                if changed.size:
-                    end = int(touched[changed[0]])
-            m = int(np.searchsorted(movers, end))  # movers before ``end`` are confirmed
-            if m:
-                cut = int(sum(sizes[:m]))
-                flat = ctx.scores.ravel()
-                np.add.at(flat, to_col[:cut] * n + partners[:cut], weights[:cut])
-                np.subtract.at(flat, from_col[:cut] * n + partners[:cut], weights[:cut])
-                done = W[movers[:m]]
-                labels[done] = choice[movers[:m]]
+            flat = ctx.scores.ravel()
+            for to, fr, partners, weights in _mover_lists(lists, target, frm, n):
+                np.add.at(flat, to + partners, weights)
+                np.subtract.at(flat, fr + partners, weights)
+            labels[W[movers]] = target[movers]
         pos += end
-        size = min(WINDOW, max(32, 2 * end))  # a window cut short suggests a shorter next one
     ctx.position = stop
+
+
+def _settle_window(W: np.ndarray, D: np.ndarray, Hk: np.ndarray, frm: np.ndarray,
+                   choice: np.ndarray, end: int, pos: int, rank: np.ndarray, xi: float,
+                   lam: float, links: Links) -> tuple[np.ndarray, int, int, list]:
+    """Algorithm 1's choices for the visits ``W[:end]`` of a window, by a fixpoint iteration.
+
+    ``choice`` holds every visit's choice from the rows at the window's start (D - xi * Hk.T;
+    Hk is (K, m) and is updated in place). The choice at visit p depends only on the moves of
+    earlier visits that are p's partners, so iterate: propagate the moves that changed since the
+    last round (move to the new target, undo the old one) to the rows of later partners in the
+    window, and choose again for those rows only. When no move changes, every visit's row holds
+    exactly the earlier visits' moves, i.e. the sequential rows, so its choice is Algorithm 1's
+    (the argument is induction along the window; it needs at most one round per visit, and a
+    few when chains of dependent moves are short). A visit that would open a cluster moves the
+    window's end before it. Returns the target of each visit (-1: stays), the end, the number
+    of rounds, and each round's partner lists (for :func:`_mover_lists`).
+    """
+    m = W.size
+    flat = Hk.ravel()
+    target = np.where(choice != frm, choice, -1)
+    target[end:] = -1
+    done = np.full(m, -1)  # the target whose weights are in Hk
+    changed = np.flatnonzero(target >= 0)
+    last = np.full(m, -1)  # the round in which each visit's target last changed
+    lists = []
+    while changed.size:
+        last[changed] = len(lists)
+        rows = links.matrix[W[changed]]
+        sizes = np.diff(rows.indptr)
+        lists.append((changed, rows, sizes, last))
+        at = rank[rows.indices] - pos  # the partners' positions in the window
+        src = np.repeat(changed, sizes)
+        hit = np.flatnonzero((at > src) & (at < end))
+        if hit.size:
+            t, w, src = at[hit], rows.data[hit], src[hit]
+            f, new, old = frm[src] * m + t, target[src], done[src]
+            for sign, cols in ((1.0, new), (-1.0, old)):  # move to the new target, undo the old
+                sel = cols >= 0
+                if sel.all():
+                    np.add.at(flat, cols * m + t, sign * w)
+                    np.subtract.at(flat, f, sign * w)
+                elif sel.any():
+                    np.add.at(flat, cols[sel] * m + t[sel], sign * w[sel])
+                    np.subtract.at(flat, f[sel], sign * w[sel])
+        done[changed] = target[changed]
+        if not hit.size:
+            break
+        mask = np.zeros(m, dtype=bool)
+        mask[t] = True
+        rows_at = np.flatnonzero(mask)  # the rows that changed, window positions ascending
+        again = _choices(D[rows_at] - xi * Hk[:, rows_at].T, lam)
+        choice[rows_at] = again
+        opens = rows_at[again < 0]
+        if opens.size and opens[0] < end:
+            end = int(opens[0])
+        target[rows_at] = np.where(again != frm[rows_at], again, -1)
+        target[end:] = -1
+        changed = np.flatnonzero(target[:end] != done[:end])
+    target[end:] = -1
+    return target, end, len(lists), lists
+
+
+def _mover_lists(lists: list, target: np.ndarray, frm: np.ndarray, n: int):
+    """For the window's confirmed moves, (to, from, partners, weights) per settling round: the
+    flat indices ``to + partners`` / ``from + partners`` into H (capacity, n) and the weights.
+    Each mover's partner list is taken from the round in which its target last changed, so
+    every move is applied once, with the lists already gathered."""
+    for r, (changed, rows, sizes, last) in enumerate(lists):
+        keep = (last[changed] == r) & (target[changed] >= 0)
+        if not keep.any():
+            continue
+        points = changed[keep]
+        if keep.all():
+            partners, weights = rows.indices, rows.data
+        else:
+            entries = np.repeat(keep, sizes)
+            partners, weights = rows.indices[entries], rows.data[entries]
+        yield (np.repeat(target[points] * n, sizes[keep]), np.repeat(frm[points] * n, sizes[keep]),
+               partners, weights)
 
 
 def _choices(rows: np.ndarray, lam: float) -> np.ndarray:
