@@ -277,7 +277,7 @@ def test_consistent_links_drops_the_cannot_links_inside_chunklets():
     """What scssap-fig6 gives constrained EM from contradictory links: the cannot-links whose
     points the must-link closure joins are dropped, the rest kept; constrained EM refuses the
     original set and runs on the kept one."""
-    from pairlab_builtins.reproductions.scssap_vs_em import consistent_links, noisy_links
+    from pairlab_builtins.reproductions.scssap_em_metric import consistent_links, noisy_links
 
     from pairlab import Constraints, Dataset, Run
     from pairlab.errors import InconsistentConstraintsError
@@ -309,7 +309,7 @@ def test_consistent_links_drops_the_cannot_links_inside_chunklets():
 def test_scssap_fig6_quick(tmp_path):
     """scssap-fig6: constrained EM gets the k SCSSAP found at exp(-q) = 0 on the same links (re-
     derived here) and, under constraint noise, the links without the contradicting cannot-links."""
-    from pairlab_builtins.reproductions.scssap_vs_em import (
+    from pairlab_builtins.reproductions.scssap_em_metric import (
         CEM_EXACT_WORK,
         consistent_links,
         noisy_links,
@@ -359,7 +359,8 @@ def test_scssap_fig6_quick(tmp_path):
 def test_scssap_fig7_quick(tmp_path):
     """scssap-fig7: plain SCSSAP and four metric learning variants; soybean from --data-dir (a
     made-up file of the UCI layout here) or a clear "skipped"."""
-    from pairlab_builtins.reproductions.scssap import FIG7_FILES, uci_sets
+    from pairlab_builtins.reproductions.scssap import uci_sets
+    from pairlab_builtins.reproductions.scssap_em_metric import FIG7_FILES
 
     _found, skipped = uci_sets(None, FIG7_FILES)
     assert skipped[0] == ("soybean: skipped, no --data-dir given (looked for soybean-small.csv "

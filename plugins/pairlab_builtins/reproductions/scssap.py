@@ -15,19 +15,13 @@ similarity (the plugins' default: the median of the whole similarity matrix, as 
   ``flip-fraction``); the noiseless curves are computed too, for the claim that SCSSAP stays
   closer to noiseless SCSSAP than to AP.
 * ``scssap-fig5`` — 10% and 20% of the points relabelled before the pairs are drawn (type 2).
-* ``scssap-fig7`` — section 5.3: SCSSAP (exp(-q) = 0, noiseless pairs) without metric learning and
-  with Algorithm 2 (``scssap-metric``): regulariser g-bar (eq. 29) or g-hat (eq. 30, h = 0.1), one
-  metric for all points or one per cluster.
 
-Fig. 6 (against constrained EM) is in ``scssap_vs_em.py``: it needs SCSSAP's number of clusters
-per constraint set, which a grid cannot pass from one cell to another.
+Figs. 6 (against constrained EM) and 7 (metric learning) are in ``scssap_em_metric.py``.
 
 Data: the UCI sets scikit-learn ships (iris; wine and breast cancer both standardised and, for
 wine, raw: raw similarities are about 1e5, where every finite penalty acts like plain AP) and, from
 ``--data-dir``, parkinsons, SPECTF, ionosphere, balance and diabetes (skipped with a message when
-absent). Fig. 7 uses iris, wine and, from ``--data-dir``, soybean (UCI's small soybean set,
-``soybean-small.csv`` or ``soybean-small.data``, class in the last column) and parkinsons (section
-5.3 names it; the figure does not show it), all standardised like the other --data-dir sets.
+absent).
 """
 
 from __future__ import annotations
@@ -41,9 +35,9 @@ import numpy as np
 
 from pairlab import hookimpl
 from pairlab.registry import get_registry
-from pairlab.reproduction import Claim, Reproduction, ReproductionResult
+from pairlab.reproduction import Claim, Reproduction, ReproductionError, ReproductionResult
 
-__all__ = ["SCSSAPFig3", "SCSSAPFig4", "SCSSAPFig5", "SCSSAPFig7"]
+__all__ = ["SCSSAPCurves", "SCSSAPFig3", "SCSSAPFig4", "SCSSAPFig5"]
 
 PAPER = ("Arzeno & Vikalo (2015), Semi-supervised affinity propagation with soft instance-level "
          "constraints")
@@ -88,14 +82,6 @@ def shipped_sets(quick: bool, heavy: bool = True) -> list[dict[str, Any]]:
             sets.append({"name": "breast-cancer", "label": "breast cancer (standardised)",
                          "params": {"standardize": True}})
     return sets
-
-
-#: Fig. 7's --data-dir sets: UCI's small soybean set (47 points, 35 features, classes D1-D4 in the
-#: last column) and parkinsons (section 5.3 evaluates it; Fig. 7 does not show it)
-FIG7_FILES: dict[str, tuple[tuple[str, str], ...]] = {
-    "soybean": (("soybean-small.csv", "-1"), ("soybean-small.data", "-1")),
-    "parkinsons": UCI_FILES["parkinsons"],
-}
 
 
 def uci_sets(data_dir: str | None, files_by_set: dict[str, tuple[tuple[str, str], ...]] | None = None
@@ -192,6 +178,9 @@ class SCSSAPCurves(Reproduction):
                 continue
             cells.setdefault((row["dataset"], level, row["method"], int(row["budget"])),
                              []).append(float(row["modified-rand"]))
+        if not cells:
+            raise ReproductionError(f"{self.name}: no trial succeeded ({len(errors)} failed), e.g. "
+                                    + (errors[0] if errors else "no trials"))
         datasets = list(dict.fromkeys(k[0] for k in cells))
         methods = list(dict.fromkeys(k[2] for k in cells))
         budgets = sorted({k[3] for k in cells})
@@ -397,120 +386,6 @@ class SCSSAPFig5(SCSSAPCurves):
         return claims
 
 
-#: Fig. 7's metric learning variants: (label, regularizer, metric_scope, colour, hollow marker);
-#: the paper's blue for g-bar, green for g-hat, empty circles for one metric, filled per cluster
-METRIC_VARIANTS: tuple[tuple[str, str, str, tuple[int, int, int], bool], ...] = (
-    ("g-bar, single metric", "logdet", "global", (0, 90, 200), True),
-    ("g-bar, per cluster", "logdet", "cluster", (0, 90, 200), False),
-    ("g-hat, single metric", "entropy", "global", (0, 150, 60), True),
-    ("g-hat, per cluster", "entropy", "cluster", (0, 150, 60), False),
-)
-PLAIN = "SCSSAP"
-#: section 5.3's h of the g-hat regulariser
-H = 0.1
-#: "greatly improve": best metric learning variant minus plain SCSSAP at the largest budget
-GREAT = 0.05
-
-
-class SCSSAPFig7(SCSSAPCurves):
-    """SCSSAP Fig. 7: SCSSAP without and with metric learning (Algorithm 2), noiseless pairs.
-
-    Every run uses the infinite penalty exp(-q) = 0 (section 5.3 does not give the penalty; it is
-    Fig. 3's most accurate one on noiseless pairs). Algorithm 2 (``scssap-metric``): diagonal
-    trace-one metrics by eq. 32 (g-bar = -log det A, eq. 29) or eq. 33 (g-hat = h sum a log a,
-    eq. 30, h = 0.1), one metric for all points or one per cluster, at most 10 SCSSAP rounds.
-    Preprocessing as Figs. 3-5: wine standardised and raw (on raw wine the first round is SCSSAP
-    on X / sqrt(D) with proline dominating; the learned weights rescale the features, so the gain
-    of metric learning there is largely the gain of standardising), --data-dir sets standardised.
-    """
-
-    name = "scssap-fig7"
-    title = "SCSSAP Fig. 7: metric learning (g-bar blue, g-hat green; empty: one metric)"
-    description = ("SCSSAP (exp(-q) = 0) without metric learning and with Algorithm 2 (g-bar, "
-                   "g-hat h = 0.1; one metric / one per cluster) on iris, wine, soybean.")
-    default_trials = 20
-    heavy = False
-    uci_files = FIG7_FILES
-    left_out_note = "Breast cancer is not in the paper's Fig. 7 and is left out."
-
-    def methods(self) -> tuple[list[dict[str, Any]], list[str]]:
-        base = {"damping": DAMPING, "q_ml": math.inf, "q_cl": math.inf}
-        algos = [{"name": "scssap", "label": PLAIN, "params": dict(base)}]
-        have, missing = registered(("scssap-metric",))
-        if have:
-            algos += [{"name": "scssap-metric", "label": label,
-                       "params": {**base, "regularizer": reg, "metric_scope": scope, "h": H}}
-                      for label, reg, scope, _rgb, _hollow in METRIC_VARIANTS]
-        return algos, missing
-
-    def summarize(self, trials: list[dict[str, Any]], options: dict[str, Any]) -> ReproductionResult:
-        result = super().summarize(trials, options)
-        result.notes.insert(1, "Noiseless pairs; every run at exp(-q) = 0 (infinite penalty). "
-                            f"Metric learning: Algorithm 2, h = {H:g} for g-hat, trace-one "
-                            "diagonal metrics, at most 10 SCSSAP rounds.")
-        return result
-
-    def gain(self, result: ReproductionResult, d: str) -> float:
-        """Best metric learning variant minus plain SCSSAP at the largest budget."""
-        return max(self.at(result, d, 0.0, m[0]) for m in METRIC_VARIANTS) - self.at(
-            result, d, 0.0, PLAIN)
-
-    def claims(self, result: ReproductionResult) -> list[Claim]:
-        data = result.data
-        if not any(m[0] in data["methods"] for m in METRIC_VARIANTS):
-            return []
-        sets = data["datasets"]
-        claims = []
-        for key in ("iris", "soybean"):
-            d = next((x for x in sets if x.startswith(key)), None)
-            if d is None:
-                continue
-            gains = {m[0]: self.at(result, d, 0.0, m[0]) - self.at(result, d, 0.0, PLAIN)
-                     for m in METRIC_VARIANTS}
-            claims.append(Claim(
-                f"{key}_great_gain", f"on {key} metric learning greatly improves SCSSAP (best "
-                f"variant minus plain SCSSAP at the largest budget > {GREAT:g}; each variant's "
-                "difference shown)", gains, max(gains.values()) > GREAT))
-        wines = {d: self.gain(result, d) for d in sets if d.startswith("wine")}
-        if wines:
-            claims.append(Claim(
-                "wine_moderate_gain", "on wine metric learning gives moderate improvements (best "
-                "variant minus plain SCSSAP at the largest budget, > 0 on each preprocessing)",
-                wines, all(v > 0 for v in wines.values())))
-        soy = next((x for x in sets if x.startswith("soybean")), None)
-        if soy is not None:
-            worse = self.at(result, soy, 0.0, METRIC_VARIANTS[0][0]) - self.at(
-                result, soy, 0.0, PLAIN)
-            claims.append(Claim(
-                "soybean_single_gbar_worse", "on soybean a single metric with g-bar deteriorates "
-                "SCSSAP (its sparse metric; g-bar single minus plain SCSSAP at the largest budget "
-                "< 0)", worse, worse < 0))
-        return claims
-
-    def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
-
-        data = result.data
-        x = np.asarray(data["budgets"], dtype=float)
-        panels = []
-        for d in data["datasets"]:
-            entry = data["table"][d]["0"]
-            series = [CurveSeries(PLAIN + " (no metric learning)", x,
-                                  np.asarray(entry[PLAIN]["mean"]), rgb=(25, 25, 25), symbol="o")]
-            series += [CurveSeries(label, x, np.asarray(entry[label]["mean"]), rgb=rgb, symbol="o",
-                                   hollow=hollow, dashed=hollow)
-                       for label, _reg, _scope, rgb, hollow in METRIC_VARIANTS if label in entry]
-            panels.append(CurvePanel(d, series, "number of constraints",
-                                     "modified Rand index (mean)"))
-        ncols = min(len(panels), 3)
-        notes = wrapped(result.notes, 70 * ncols)
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=ncols, title=self.title, notes=notes,
-                          panel_size=(500, 400), scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
-
-
 @hookimpl
 def pairlab_reproductions() -> list[Reproduction]:
-    return [SCSSAPFig3(), SCSSAPFig4(), SCSSAPFig5(), SCSSAPFig7()]
+    return [SCSSAPFig3(), SCSSAPFig4(), SCSSAPFig5()]
