@@ -400,7 +400,8 @@ class CurveSeries:
     (e.g. mean +- one standard deviation); ``colour`` is a palette slot, ``dashed`` the line style,
     ``weight`` scales line width and marker size (a wide line stays visible under an equal one);
     ``rgb`` overrides the palette colour where a paper's figure fixes it (e.g. shades of one
-    method), ``symbol`` the palette marker (a pyqtgraph symbol such as "o", "star")."""
+    method), ``symbol`` the palette marker (a pyqtgraph symbol such as "o", "star"), ``hollow``
+    draws it as an outline (the paper's empty circles), ``markers=False`` draws the line alone."""
 
     label: str
     x: np.ndarray
@@ -412,6 +413,8 @@ class CurveSeries:
     weight: float = 1.0
     rgb: tuple[int, int, int] | None = None
     symbol: str | None = None
+    hollow: bool = False
+    markers: bool = True
 
 
 @dataclass
@@ -420,7 +423,8 @@ class CurvePanel:
 
     With ``categories`` (one name per x = 0, 1, ...) the series are drawn as grouped bars with
     whiskers from ``lower`` to ``upper`` and the names label the x axis (bar charts such as
-    Shental et al. Fig. 5); NaN values leave their bar out."""
+    Shental et al. Fig. 5); NaN values leave their bar out. ``legend=False`` leaves the panel's
+    legend out (panels that repeat another panel's series)."""
 
     title: str
     series: Sequence[CurveSeries] = ()
@@ -429,6 +433,7 @@ class CurvePanel:
     y_range: tuple[float, float] | None = None
     message: str | None = None
     categories: Sequence[str] | None = None
+    legend: bool = True
 
 
 def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | None = None, *,
@@ -486,9 +491,11 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                 plot.hideAxis("left")
                 plot.hideAxis("bottom")
                 continue
-            legend = plot.addLegend(offset=(-8, -8), labelTextSize=f"{s.font_size}pt",
-                                    brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen(GREY),
-                                    labelTextColor=_qcolor(INK))
+            legend = None
+            if panel.legend or panel.categories is not None:
+                legend = plot.addLegend(offset=(-8, -8), labelTextSize=f"{s.font_size}pt",
+                                        brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen(GREY),
+                                        labelTextColor=_qcolor(INK))
             if panel.categories is not None:
                 _draw_bars(plot, legend, panel, s)
                 continue
@@ -501,14 +508,20 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                     band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(_qcolor(rgb, 55)))
                     plot.addItem(band)
                 style_ = (QtCore.Qt.PenStyle.DashLine if ser.dashed else QtCore.Qt.PenStyle.SolidLine)
+                marks: dict[str, Any] = {}
+                if ser.markers:
+                    marks = {"symbol": ser.symbol or SYMBOLS[ser.colour % len(SYMBOLS)],
+                             "symbolSize": (s.point_size + 2) * ser.weight,
+                             "symbolBrush": pg.mkBrush(255, 255, 255) if ser.hollow
+                             else pg.mkBrush(_qcolor(rgb)),
+                             "symbolPen": (pg.mkPen(_qcolor(rgb), width=1.8) if ser.hollow
+                                           else pg.mkPen(255, 255, 255, width=0.8))}
                 item = pg.PlotDataItem(
                     x, np.asarray(ser.y, dtype=float),
-                    pen=_pen(rgb, s.line_width * 1.3 * ser.weight, style=style_),
-                    symbol=ser.symbol or SYMBOLS[ser.colour % len(SYMBOLS)],
-                    symbolSize=(s.point_size + 2) * ser.weight,
-                    symbolBrush=pg.mkBrush(_qcolor(rgb)), symbolPen=pg.mkPen(255, 255, 255, width=0.8))
+                    pen=_pen(rgb, s.line_width * 1.3 * ser.weight, style=style_), **marks)
                 plot.addItem(item)
-                legend.addItem(item, ser.label)
+                if legend is not None:
+                    legend.addItem(item, ser.label)
             if panel.y_range is not None:
                 plot.setYRange(*panel.y_range, padding=0.02)
         _add_notes(widget, notes, row=nrows + (1 if title else 0), ncols=ncols, style=s)

@@ -273,6 +273,132 @@ def test_scssap_curves_quick(tmp_path):
     assert _share(px, (213, 40, 40)) > 1e-4  # AP's red curve is drawn
 
 
+def test_consistent_links_drops_the_cannot_links_inside_chunklets():
+    """What scssap-fig6 gives constrained EM from contradictory links: the cannot-links whose
+    points the must-link closure joins are dropped, the rest kept; constrained EM refuses the
+    original set and runs on the kept one."""
+    from pairlab_builtins.reproductions.scssap_em_metric import consistent_links, noisy_links
+
+    from pairlab import Constraints, Dataset, Run
+    from pairlab.errors import InconsistentConstraintsError
+
+    links = Constraints([[0, 1], [1, 2]], [[0, 2], [3, 4], [2, 5]], n_samples=6)
+    kept, dropped = consistent_links(links)
+    assert dropped == 1 and kept.is_consistent
+    assert kept.must_link.tolist() == [[0, 1], [1, 2]]
+    assert kept.cannot_link.tolist() == [[3, 4], [2, 5]]
+    assert consistent_links(kept) == (kept, 0)
+    X = np.array([[0.0, 0], [0.1, 0], [0.2, 0], [5, 5], [5.1, 5], [9, 0]])
+    data = Dataset(X, np.array([0, 0, 0, 1, 1, 2]))
+    with pytest.raises(InconsistentConstraintsError, match="must-linked through the chain"):
+        Run("constrained-em", data, links, {"n_components": 3}, seed=0)
+    labels = Run("constrained-em", data, kept, {"n_components": 3}, seed=0).run().labels
+    assert labels[0] == labels[1] == labels[2] != labels[5] and labels[3] != labels[4]
+    # the three conditions of a point share their pairs; only the label noise changes their types
+    y = np.repeat([0, 1, 2], 50)
+    sets = {k: noisy_links(y, 200, k, lv, 7) for k, lv in (("none", 0), ("link", .05), ("label", .1))}
+    pairs = {k: sorted(map(tuple, np.vstack([c.must_link, c.cannot_link]).tolist()))
+             for k, c in sets.items()}
+    assert pairs["none"] == pairs["link"] == pairs["label"]
+    flipped = len({tuple(p) for p in sets["none"].must_link.tolist()}
+                  ^ {tuple(p) for p in sets["link"].must_link.tolist()})
+    assert flipped == 10 and sets["label"].is_consistent
+
+
+@pytest.mark.filterwarnings("ignore:constrained-em:UserWarning")
+def test_scssap_fig6_quick(tmp_path):
+    """scssap-fig6: constrained EM gets the k SCSSAP found at exp(-q) = 0 on the same links (re-
+    derived here) and, under constraint noise, the links without the contradicting cannot-links."""
+    from pairlab_builtins.reproductions.scssap_em_metric import (
+        CEM_EXACT_WORK,
+        consistent_links,
+        noisy_links,
+    )
+
+    from pairlab import Run
+    from pairlab.reproduce import trial_seed
+    from pairlab.sweep.grid import derive_seed
+
+    recipe = get_registry().reproduction("scssap-fig6")
+    options = {"data_dir": None, "quick": True, "budgets": [200], "only": ["iris"]}
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options=options, progress=None)
+    for suffix in ("json", "png", "svg", "csv"):
+        assert (tmp_path / f"scssap-fig6.{suffix}").is_file(), suffix
+    assert all(c["measured"] is not None and isinstance(c["held"], bool) for c in doc["claims"])
+    data = doc["data"]
+    assert data["datasets"] == ["iris"] and data["cem_k_is_scssap_k"] and data["cem_failed"] == 0
+    table = data["table"]["iris"]
+    # the noise handling: only the flipped pairs contradict, and only there is something dropped
+    assert table["link"]["dropped_cannot_links"][0] >= 1
+    assert table["none"]["dropped_cannot_links"] == table["label"]["dropped_cannot_links"] == [0]
+    assert any("were dropped for constrained EM only" in n for n in doc["notes"])
+    seed = trial_seed(0, "scssap-fig6", 0)
+    iris = get_registry().dataset("iris").make(seed=0)
+    mr = get_registry().metric("modified-rand").func
+    for kind, level in (("none", 0.0), ("link", 0.05)):
+        links = noisy_links(iris.y, 200, kind, level, derive_seed(seed, "links|iris|200", 0))
+        fit_seed = derive_seed(seed, "fit|iris", 0)
+        scssap = Run("scssap", iris, links, {"damping": 0.75, "q_ml": np.inf, "q_cl": np.inf},
+                     seed=fit_seed).run()
+        k = np.unique(scssap.labels).size
+        assert table[kind]["k"] == [k]
+        assert table[kind]["SCSSAP exp(-q)=0"]["mean"] == [mr(iris.y, scssap.labels)]
+        kept, dropped = consistent_links(links)
+        assert (dropped > 0) == (kind == "link")
+        cem = Run("constrained-em", iris, kept, {"n_components": int(k),
+                                                 "max_exact_work": CEM_EXACT_WORK},
+                  seed=fit_seed).run()
+        assert table[kind]["constrained EM"]["mean"] == [mr(iris.y, cem.labels)]
+    names = {c["name"] for c in doc["claims"]}
+    assert names == {"noiseless_at_least_cem", "constraint_noise_beats_cem",
+                     "label_noise_beats_cem", "more_accurate_than_cem"}
+    px = _pixels(tmp_path / "scssap-fig6.png")
+    assert _share(px, (213, 40, 40)) > 1e-4 and _share(px, (0, 90, 200)) > 1e-4  # red and blue
+
+
+def test_scssap_fig7_quick(tmp_path):
+    """scssap-fig7: plain SCSSAP and four metric learning variants; soybean from --data-dir (a
+    made-up file of the UCI layout here) or a clear "skipped"."""
+    from pairlab_builtins.reproductions.scssap import uci_sets
+    from pairlab_builtins.reproductions.scssap_em_metric import FIG7_FILES
+
+    _found, skipped = uci_sets(None, FIG7_FILES)
+    assert skipped[0] == ("soybean: skipped, no --data-dir given (looked for soybean-small.csv "
+                          "or soybean-small.data)")
+    # soybean-small's layout: 35 integer features, class D1-D4 last, no header; feature 5 is
+    # constant, so eq. 32 gives a single g-bar metric all its weight there (section 5.3's remark)
+    rng = np.random.default_rng(0)
+    rows = []
+    for c in range(4):
+        for _ in range(12):
+            x = rng.integers(0, 3, 35)
+            x[5] = 0
+            x[3 * c:3 * c + 3] += 3
+            rows.append(",".join(map(str, x)) + f",D{c + 1}")
+    (tmp_path / "soybean-small.data").write_text("\n".join(rows) + "\n")
+    recipe = get_registry().reproduction("scssap-fig7")
+    options = {"data_dir": str(tmp_path), "quick": True, "budgets": [100],
+               "only": ["iris", "soybean (standardised)"]}
+    out = tmp_path / "out"
+    doc = reproduce(recipe, out, trials=1, jobs=1, options=options, progress=None)
+    _check_outputs(doc, out, "scssap-fig7", colours=False)
+    data = doc["data"]
+    assert data["datasets"] == ["iris", "soybean (standardised)"]
+    variants = ["g-bar, single metric", "g-bar, per cluster", "g-hat, single metric",
+                "g-hat, per cluster"]
+    assert data["methods"] == ["SCSSAP", *variants]
+    for d in data["datasets"]:
+        plain = data["table"][d]["0"]["SCSSAP"]["mean"][0]
+        assert any(data["table"][d]["0"][v]["mean"][0] != plain for v in variants)
+    claims = {c["name"]: c for c in doc["claims"]}
+    assert set(claims) == {"iris_great_gain", "soybean_great_gain", "soybean_single_gbar_worse"}
+    assert claims["soybean_single_gbar_worse"]["held"]  # all weight on the constant feature
+    assert not any(n.startswith("soybean: skipped") for n in doc["notes"])
+    assert any(n.startswith("parkinsons: skipped, parkinsons.csv") for n in doc["notes"])
+    px = _pixels(out / "scssap-fig7.png")
+    assert _share(px, (0, 90, 200)) > 1e-4 and _share(px, (0, 150, 60)) > 1e-4  # blue and green
+
+
 def test_rdp_tables_quick(tmp_path):
     recipe = get_registry().reproduction("rdp-table2")  # alias: one run gives Tables 1-3
     assert recipe.name == "rdp-table1"
