@@ -424,7 +424,7 @@ class PurityVsLinks(Reproduction):
     def notes(self) -> list[str]:
         """The notes every run of the figure carries (data conventions, what the bands are)."""
         notes = [MNIST_NOTE, "Lines: mean purity over the trials; bands: mean ± 1 s.d., clipped to "
-                             "[0, 1]. Both methods get the same links and the same start in a trial."]
+                             "[0, 1]. Every method gets the same links and the same start in a trial."]
         if self.kind == "cannot":
             notes.append("EM-PC (EM with posterior constraints), the paper's third method in "
                          "Fig. 7, is not implemented in pairlab and is left out.")
