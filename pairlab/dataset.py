@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from .errors import InvalidInputError
 from .params import Param, resolve_params
 
-__all__ = ["Dataset", "DatasetSpec", "as_data_matrix", "pca_view", "standardize"]
+__all__ = ["Dataset", "DatasetSpec", "as_data_matrix", "pca_project", "pca_view", "standardize"]
 
 
 def as_data_matrix(X: Any, *, min_samples: int = 1, name: str = "X") -> np.ndarray:
@@ -103,15 +103,26 @@ def pca_view(X: np.ndarray) -> np.ndarray:
         return X
     if d == 1:
         return np.column_stack([X[:, 0], np.zeros(n)])
+    return pca_project(X, 2)
+
+
+def pca_project(X: np.ndarray, n_components: int) -> np.ndarray:
+    """The coordinates of ``X`` (n, d) on its first ``n_components`` principal components.
+
+    Centred, by SVD; each component's sign makes its largest-magnitude loading positive (so the
+    result is deterministic). Columns beyond the data's rank (``n_components > min(n, d)``) are
+    zeros.
+    """
+    n = X.shape[0]
     centered = X - X.mean(axis=0)
     _, _, vt = np.linalg.svd(centered, full_matrices=False)
-    comps = vt[:2]
-    # fewer than two components when n < 2 (one point): the view pads with zeros below
+    comps = vt[:n_components]
+    # fewer components than asked when n or d is smaller: padded with zeros below
     signs = np.sign(comps[np.arange(len(comps)), np.abs(comps).argmax(axis=1)])
     comps = comps * np.where(signs == 0, 1.0, signs)[:, None]
     out = centered @ comps.T
-    if out.shape[1] < 2:
-        out = np.column_stack([out, np.zeros(n)])
+    if out.shape[1] < n_components:
+        out = np.column_stack([out, np.zeros((n, n_components - out.shape[1]))])
     return out
 
 

@@ -81,3 +81,28 @@ def union_find_roots(n: int, pairs) -> list[int]:
     for i, j in pairs:
         parent[find(i)] = find(j)
     return [find(i) for i in range(n)]
+
+
+def write_fake_coil(folder: Path, n_objects: int = 3, n_poses: int = 24, size: int = 64,
+                    seed: int = 0) -> Path:
+    """A synthetic stand-in for COIL-20's ``coil-20-proc`` folder: grey PNGs
+    ``obj{1..n_objects}__{0..n_poses-1}.png`` of ``size`` x ``size`` pixels.
+
+    Object k is a bright ellipse (its axes and stripes depend on k) turned by 360 / n_poses degrees
+    per pose about the centre, on black, with Gaussian noise (sd 8 grey levels).
+    """
+    from PIL import Image
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    c = (size - 1) / 2
+    yy, xx = np.mgrid[0:size, 0:size] - c
+    for k in range(1, n_objects + 1):
+        a, b = size * (0.2 + 0.04 * k), size * (0.08 + 0.05 * (k % 3))
+        for p in range(n_poses):
+            t = 2 * np.pi * p / n_poses
+            u, v = np.cos(t) * xx + np.sin(t) * yy, -np.sin(t) * xx + np.cos(t) * yy
+            img = ((u / a) ** 2 + (v / b) ** 2 <= 1) * (140 + 100 * np.cos(k * np.pi * u / a) ** 2)
+            img = np.clip(img + rng.normal(0, 8, img.shape), 0, 255).astype(np.uint8)
+            Image.fromarray(img, mode="L").save(folder / f"obj{k}__{p}.png")
+    return folder

@@ -40,11 +40,18 @@ def _small_params(spec) -> dict:
 
 
 def _input_file_params(spec, tmp_path) -> dict:
-    """Data sets that read a user's file (a ``path`` parameter) get a small CSV written here."""
-    if not any(p.name == "path" for p in spec.params):
+    """Data sets that read a user's file (a ``path`` parameter) get a small CSV written here, or an
+    NPZ with ``X`` and ``y`` where the parameter does not mention CSV (e.g. ``coil20``)."""
+    path_param = next((p for p in spec.params if p.name == "path"), None)
+    if path_param is None:
         return {}
     rng = np.random.default_rng(0)
-    rows = ["a,b,label"] + [f"{x:.6f},{y:.6f},{int(x > 0)}" for x, y in rng.normal(size=(SMALL, 2))]
+    X = rng.normal(size=(SMALL, 2))
+    if "CSV" not in path_param.help:
+        path = tmp_path / "points.npz"
+        np.savez(path, X=X, y=(X[:, 0] > 0).astype(int))
+        return {"path": str(path)}
+    rows = ["a,b,label"] + [f"{x:.6f},{y:.6f},{int(x > 0)}" for x, y in X]
     path = tmp_path / "points.csv"
     path.write_text("\n".join(rows) + "\n")
     return {"path": str(path)}

@@ -228,13 +228,56 @@ def test_ppc_fig12_quick(tmp_path):
     assert len(doc["data"]["figure"]) == 4
 
 
-@pytest.mark.parametrize("name", ["shental-fig7", "ppc-fig11"])
+@pytest.mark.parametrize("name", ["shental-fig7", "ppc-fig11", "fig9"])
 def test_recipes_needing_private_data_say_they_are_skipped(tmp_path, name):
     recipe = get_registry().reproduction(name)
     doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options={"data_dir": str(tmp_path)},
                     progress=None)
     assert any("skipped" in n and "not found" in n for n in doc["notes"])
     assert doc["claims"] == []
+
+
+def test_fig9_skipped_message_says_what_to_put_in_data_dir(tmp_path):
+    recipe = get_registry().reproduction("gmpr-fig9")
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options={"data_dir": None},
+                    progress=None)
+    note = doc["data"]["skipped"]
+    assert note.startswith("skipped:") and "no --data-dir given" in note
+    for form in ("coil-20-proc", "coil-20-proc.zip", "coil20.npz", "--data-dir"):
+        assert form in note
+    assert doc["files"] == []
+
+
+def test_fig9_quick_on_a_synthetic_coil_folder(tmp_path):
+    """Fig. 9 on a stand-in for coil-20-proc (3 objects x 24 poses of generated 64x64 PNGs): three
+    panels d = 10, 15, 20, each with GM-PR, SSKK and CSC at every count, purities in [0, 1]."""
+    from .helpers import write_fake_coil
+
+    write_fake_coil(tmp_path / "data" / "coil-20-proc", n_objects=3, n_poses=24, size=64)
+    recipe = get_registry().reproduction("gmpr-fig9")
+    options = {"data_dir": str(tmp_path / "data"), "counts": [0, 40]}
+    doc = reproduce(recipe, tmp_path / "out", trials=1, jobs=1, options=options, progress=None)
+    _check_outputs(doc, tmp_path / "out", "fig9", colours=True)
+    sets = doc["data"]["sets"]
+    assert list(sets) == ["d10", "d15", "d20"]
+    trial = doc["data"]["trials"][0]
+    for d in (10, 15, 20):
+        entry = sets[f"d{d}"]
+        assert entry["n_features"] == d and entry["n_samples"] == 72 and entry["n_classes"] == 3
+        assert entry["counts"] == [0, 40]
+        for method in ("gmpr", "sskk", "csc"):
+            assert all(0 < v <= 1 for v in entry[method]["mean"]), (d, method)
+        rows = trial[f"d{d}"]
+        assert [r["count"] for r in rows] == [0, 40]
+        # the three methods ran on the same links: the trial records one fit seed per count
+        assert all({"gmpr", "sskk", "csc", "gmpr_iterations"} <= set(r) for r in rows)
+    claims = {c["name"]: c for c in doc["claims"]}
+    assert set(claims) == {f"d{d}_beats_{m}" for d in (10, 15, 20) for m in ("sskk", "csc")}
+    for d in (10, 15, 20):  # the claim's measured value is the smallest gap at 0 < count <= 1000
+        gap = sets[f"d{d}"]["gmpr"]["mean"][1] - sets[f"d{d}"]["sskk"]["mean"][1]
+        assert claims[f"d{d}_beats_sskk"]["measured"] == pytest.approx(gap)
+        assert claims[f"d{d}_beats_sskk"]["held"] == (gap > 0)
+    assert any("72 images of 3 objects" in n for n in doc["notes"])
 
 
 def test_ppc_fig10_quick(tmp_path):

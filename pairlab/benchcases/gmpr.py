@@ -1,5 +1,6 @@
 """GM-PR iterations: without links against scikit-learn's GaussianMixture, with n/10 must-links
-and n/10 cannot-links against GM-PR without links (same data, same start)."""
+and n/10 cannot-links against GM-PR without links (same data, same start); GM-PR with three
+Gaussians per class on a problem the size of Fig. 10's digits against GM-PR with one."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 
 from pairlab.bench import BenchCase
 from pairlab.benchcases.gmm import blobs, sklearn_em_step
-from pairlab.constraint_generators import random_pairs
+from pairlab.constraint_generators import random_pairs, random_pairs_count
 from pairlab.dataset import Dataset
 from pairlab.run import Run
 
@@ -32,4 +33,20 @@ def cases(quick: bool) -> list[BenchCase]:
                          lambda: plain.algorithm.step(plain_state),
                          "GM-PR EM iteration without links", n, d, k, len(links), goal=2.0,
                          group="gmpr"))
+    # m_K = 3 (gmpr-mixture) at the size of Fig. 10's digits {1, 2, 3}: 540 points in 2-D, 3
+    # classes, 256 random pairs typed by the labels (issue 19 reported ~1 s per EM iteration
+    # there). Both steps' time is the link structure's (the class-proportion update over the
+    # cannot-link components, shared with m_K = 1), so the goal: the mixture adds at most half
+    Xm, ym = blobs(540, 2, 3, seed=1, std=3.0)
+    small = Dataset(Xm)
+    pairs = random_pairs_count(ym, 256, np.random.default_rng(1))
+    mixture = Run("gmpr-mixture", small, pairs,
+                  params={"n_components": 3, "n_components_per_class": 3}, seed=0)
+    single = Run("gmpr", small, pairs, params={"n_components": 3}, seed=0)
+    mixture_state, single_state = mixture.state, single.state
+    out.append(BenchCase("gmpr-mixture-em-iteration-links",
+                         lambda: mixture.algorithm.step(mixture_state),
+                         lambda: single.algorithm.step(single_state),
+                         "GM-PR (m_K = 1) EM iteration, same links", 540, 2, 9, len(pairs),
+                         goal=1.5, group="gmpr"))
     return out
