@@ -430,10 +430,10 @@ def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None) -> n
     lab[cols] = np.arange(k)
     order = np.argsort(lab, kind="stable")           # by cluster, then by index
     sizes = np.bincount(lab, minlength=k)
-    indptr = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
-    score = _within_cluster_sums(S, lab, order, sizes, indptr, buf)
-    refined = _cluster_argmax(score, lab, order, indptr)   # in cluster order, as Frey & Dueck
+    starts = np.cumsum(sizes)
+    starts -= sizes
+    sums = _within_cluster_sums(S, order, sizes, starts, buf)
+    refined = order[_segment_argmax(sums, starts, sizes)]   # in cluster order, as Frey & Dueck
     moved = np.flatnonzero(refined != cols)
     if moved.size == 0:                              # no exemplar moved: the same assignment
         return cols[lab]
@@ -446,54 +446,59 @@ def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None) -> n
     return c
 
 
-def _within_cluster_sums(S: np.ndarray, lab: np.ndarray, order: np.ndarray, sizes: np.ndarray,
-                         indptr: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
-    """score[j] = sum over the members i of j's cluster of S[i, j], added in increasing i from 0.
+def _within_cluster_sums(S: np.ndarray, order: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
+                         buf: np.ndarray | None = None) -> np.ndarray:
+    """For each point j = order[p]: sum over the members i of its cluster of S[i, j], at p.
 
-    These are scikit-learn's ``np.sum(S[ii[:, None], ii], axis=0)``: a reduction over the outer
-    axis adds row after row, so the floats are the same. Clusters of more than n / 3 points (at
-    most two) sum their rows of S that way (O(size n)); the others form one list of (i, j) member
+    ``order`` lists the clusters one after the other (cluster c at starts[c], sizes[c] points),
+    each in increasing index. The terms are added in increasing i from 0, which is what
+    scikit-learn's ``np.sum(S[ii[:, None], ii], axis=0)`` does (a reduction over the outer axis
+    adds row after row), so the floats are the same. Clusters of more than n / 3 points (at most
+    two) sum their rows of S that way (O(size n)); the others form one list of (i, j) member
     pairs, i-major, summed by ``bincount``, which adds in list order (O(size^2) a cluster).
     """
     n = S.shape[0]
-    big = sizes * 3 > n
-    score = np.zeros(n)
-    for c in np.flatnonzero(big):
-        m = order[indptr[c]:indptr[c + 1]]
-        # mode="clip" (the indices are valid) lets take write into buf without a copy
-        rows = S.take(m, axis=0, out=None if buf is None else buf[:m.size], mode="clip")
-        score[m] = np.add.reduce(rows, axis=0)[m]
-    small = order[~big[lab[order]]]                  # members of small clusters, in cluster order
-    if small.size:
-        lab_s = lab[small]
-        size_s = sizes[lab_s]
-        end = np.cumsum(size_s)
-        # pair p of row r (point small[r]) is (small[r], order[indptr[lab] + p - start of row r])
-        at = np.repeat(indptr[lab_s] - (end - size_s), size_s)
-        at += np.arange(end[-1])
-        j = order[at]
-        i = np.repeat(small, size_s)
-        i *= n
-        i += j
-        score[small] = np.bincount(j, S.take(i), minlength=n)[small]
-    return score
+    big = np.flatnonzero(sizes * 3 > n)
+    sums = np.zeros(n)
+    pairs = sizes
+    if big.size:
+        for c in big:
+            m = order[starts[c]:starts[c] + sizes[c]]
+            # mode="clip" (the indices are valid) lets take write into buf without a copy
+            rows = S.take(m, axis=0, out=None if buf is None else buf[:m.size], mode="clip")
+            sums[starts[c]:starts[c] + sizes[c]] = np.add.reduce(rows, axis=0)[m]
+        pairs = sizes.copy()
+        pairs[big] = 0                                # the pairs below skip the big clusters
+    row = np.repeat(pairs, sizes)                    # pairs in the row of each position
+    end = np.cumsum(row)
+    if end[-1] == 0:
+        return sums
+    # pair t of position p's row is (order[p], order[starts[cluster] + t - first pair of p])
+    at = np.repeat(np.repeat(starts, sizes) - (end - row), row)
+    at += np.arange(end[-1])
+    i = np.repeat(order, row)
+    i *= n
+    i += order[at]
+    small = np.bincount(at, S.take(i), minlength=n)
+    return np.where(row > 0, small, sums) if big.size else small
 
 
-def _cluster_argmax(score: np.ndarray, lab: np.ndarray, order: np.ndarray | None = None,
-                    indptr: np.ndarray | None = None) -> np.ndarray:
-    """For clusters 0..k-1 (every one non-empty), the member with the largest score; the
-    smallest index on ties. ``order`` (stable argsort of ``lab``) and ``indptr`` (cluster starts
-    in it) may be passed when known."""
-    if order is None:
-        order = np.argsort(lab, kind="stable")       # by cluster, then by index
-    ordered = score[order]
-    lab_o = lab[order]
-    starts = indptr[:-1] if indptr is not None else np.flatnonzero(
-        np.diff(lab_o, prepend=-1))
-    top = np.maximum.reduceat(ordered, starts)
-    hit = np.flatnonzero(ordered == top[lab_o])      # every cluster has one; the first wins
-    first = hit[np.flatnonzero(np.diff(lab_o[hit], prepend=-1))]
-    return order[first]
+def _segment_argmax(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """For consecutive non-empty segments (at ``starts``, ``sizes`` long) of ``values``, the
+    position of each segment's largest value, the first one on ties."""
+    top = np.maximum.reduceat(values, starts)
+    hit = np.flatnonzero(values == np.repeat(top, sizes))   # every segment has one
+    return hit[np.searchsorted(hit, starts)]
+
+
+def _cluster_argmax(score: np.ndarray, lab: np.ndarray) -> np.ndarray:
+    """For clusters 0..k-1 of ``lab`` (every one non-empty), the member with the largest score;
+    the smallest index on ties."""
+    order = np.argsort(lab, kind="stable")           # by cluster, then by index
+    sizes = np.bincount(lab)
+    starts = np.cumsum(sizes)
+    starts -= sizes
+    return order[_segment_argmax(score[order], starts, sizes)]
 
 
 def net_similarity(S: np.ndarray, exemplars: np.ndarray, ml: LinkSet, cl: LinkSet
@@ -512,6 +517,8 @@ def net_similarity(S: np.ndarray, exemplars: np.ndarray, ml: LinkSet, cl: LinkSe
 
 def link_penalty(exemplars: np.ndarray, ml: LinkSet, cl: LinkSet) -> tuple[float, int, int]:
     """What eq. 6 charges the broken links: q_c per cannot-link, 2 q_m per must-link; counts."""
+    if ml.size + cl.size == 0:
+        return 0.0, 0, 0
     half_ml = ml.first < ml.second
     half_cl = cl.first < cl.second
     broken_ml = exemplars[ml.first[half_ml]] != exemplars[ml.second[half_ml]]
