@@ -316,6 +316,7 @@ class MessageEngine(Engine):
         self.S_support = S[self.support]
         self.S_hat = S.copy() if self.constrained else S
         self._forget()
+        self._medoids = Medoids(limit=256 * self.n)   # keys of about 32 partitions
         self.reset()
 
     def _link_messages(self) -> None:
@@ -343,7 +344,9 @@ class MessageEngine(Engine):
         return (self.A.flat[:: n + 1] + self.R.flat[:: n + 1]) > 0
 
     def _identify(self, mask: np.ndarray, rule: str) -> np.ndarray:
-        return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp)
+        # S_hat is fixed without links, so refined exemplars of clusters can be kept
+        medoids = None if self.constrained else self._medoids
+        return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp, medoids)
 
     def _net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
         return net_similarity(self.S, exemplars, self.ml, self.cl)
@@ -390,7 +393,8 @@ def _argmax_over(cols: np.ndarray, M: np.ndarray, M2: np.ndarray | None = None,
 
 
 def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: np.ndarray,
-                       rule: str = "paper", buf: np.ndarray | None = None) -> np.ndarray:
+                       rule: str = "paper", buf: np.ndarray | None = None,
+                       medoids: Medoids | None = None) -> np.ndarray:
     """The exemplar of every point, shape (n,).
 
     ``rule="paper"`` (end of section 3): the exemplars are the self-exemplars
@@ -399,7 +403,8 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
     scikit-learn): i picks arg max_{k in Psi} s(i, k); each cluster's exemplar is then moved to
     the member with the largest summed similarity from the other members, and points are
     assigned again. With Psi empty both fall back to :func:`_best_candidates`. ``buf`` is an
-    optional (n, n) scratch array.
+    optional (n, n) scratch array; ``medoids`` keeps refined exemplars of clusters for later
+    calls on the same S (see :class:`Medoids`).
     """
     cols = np.flatnonzero(self_mask)
     if cols.size == 0:
@@ -410,10 +415,33 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
         return c
     if rule != "refine":
         raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
-    return _refine(S, cols, buf)
+    return _refine(S, cols, buf, medoids)
 
 
-def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
+class Medoids(dict):
+    """Refined exemplar of each cluster met so far, keyed by the cluster's sorted members.
+
+    A cluster's refined exemplar depends on S and its members only, and while a run settles the
+    same clusters recur under different self-exemplar sets, so their sums need not be redone.
+    Valid for one S; forgets everything past ``limit`` bytes of keys.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.nbytes = 0
+
+    def learn(self, keys: list[bytes], exemplars: list[int]) -> None:
+        size = sum(len(k) for k in keys)
+        if self.nbytes + size > self.limit:
+            self.clear()
+            self.nbytes = 0
+        self.update(zip(keys, exemplars, strict=True))
+        self.nbytes += size
+
+
+def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None,
+            medoids: Medoids | None = None) -> np.ndarray:
     """Frey & Dueck's exemplars for the self-exemplars ``cols`` (sorted, non-empty).
 
     Each point joins its most similar self-exemplar; each cluster's exemplar moves to the member
@@ -432,8 +460,11 @@ def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None) -> n
     sizes = np.bincount(lab, minlength=k)
     starts = np.cumsum(sizes)
     starts -= sizes
-    sums = _within_cluster_sums(S, order, sizes, starts, buf)
-    refined = order[_segment_argmax(sums, starts, sizes)]   # in cluster order, as Frey & Dueck
+    if medoids is None:
+        sums = _within_cluster_sums(S, order, sizes, starts, buf)
+        refined = order[_segment_argmax(sums, starts, sizes)]   # in cluster order, as theirs
+    else:
+        refined = _medoids(S, order, sizes, starts, buf, medoids)
     moved = np.flatnonzero(refined != cols)
     if moved.size == 0:                              # no exemplar moved: the same assignment
         return cols[lab]
@@ -446,8 +477,25 @@ def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None) -> n
     return c
 
 
+def _medoids(S: np.ndarray, order: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
+             buf: np.ndarray | None, medoids: Medoids) -> np.ndarray:
+    """The refined exemplar of every cluster, the sums done only for clusters not in ``medoids``."""
+    ends = starts + sizes
+    keys = [order[a:b].tobytes() for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    known = np.array([medoids.get(key, -1) for key in keys])
+    todo = known < 0
+    if not todo.any():
+        return known
+    sums = _within_cluster_sums(S, order, sizes, starts, buf, todo)
+    found = order[_segment_argmax(sums, starts, sizes)]
+    new = np.flatnonzero(todo)
+    medoids.learn([keys[c] for c in new.tolist()], found[new].tolist())
+    return np.where(todo, found, known)
+
+
 def _within_cluster_sums(S: np.ndarray, order: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
-                         buf: np.ndarray | None = None) -> np.ndarray:
+                         buf: np.ndarray | None = None, todo: np.ndarray | None = None
+                         ) -> np.ndarray:
     """For each point j = order[p]: sum over the members i of its cluster of S[i, j], at p.
 
     ``order`` lists the clusters one after the other (cluster c at starts[c], sizes[c] points),
@@ -456,18 +504,24 @@ def _within_cluster_sums(S: np.ndarray, order: np.ndarray, sizes: np.ndarray, st
     adds row after row), so the floats are the same. Clusters of more than n / 3 points (at most
     two) sum their rows of S that way (O(size n)); the others form one list of (i, j) member
     pairs, i-major, summed by ``bincount``, which adds in list order (O(size^2) a cluster).
+    With ``todo`` (a mask over clusters) the other clusters are skipped (their sums are 0).
     """
     n = S.shape[0]
-    big = np.flatnonzero(sizes * 3 > n)
+    big = sizes * 3 > n
+    if todo is not None:
+        big &= todo
+    big = np.flatnonzero(big)
     sums = np.zeros(n)
     pairs = sizes
+    if todo is not None:
+        pairs = np.where(todo, sizes, 0)
     if big.size:
         for c in big:
             m = order[starts[c]:starts[c] + sizes[c]]
             # mode="clip" (the indices are valid) lets take write into buf without a copy
             rows = S.take(m, axis=0, out=None if buf is None else buf[:m.size], mode="clip")
             sums[starts[c]:starts[c] + sizes[c]] = np.add.reduce(rows, axis=0)[m]
-        pairs = sizes.copy()
+        pairs = pairs.copy()
         pairs[big] = 0                                # the pairs below skip the big clusters
     row = np.repeat(pairs, sizes)                    # pairs in the row of each position
     end = np.cumsum(row)
