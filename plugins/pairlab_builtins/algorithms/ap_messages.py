@@ -480,8 +480,8 @@ def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None,
 def _medoids(S: np.ndarray, order: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
              buf: np.ndarray | None, medoids: Medoids) -> np.ndarray:
     """The refined exemplar of every cluster, the sums done only for clusters not in ``medoids``."""
-    ends = starts + sizes
-    keys = [order[a:b].tobytes() for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    raw, w = order.tobytes(), order.itemsize
+    keys = [raw[w * a:w * b] for a, b in zip(starts.tolist(), (starts + sizes).tolist(), strict=True)]
     known = np.array([medoids.get(key, -1) for key in keys])
     todo = known < 0
     if not todo.any():
