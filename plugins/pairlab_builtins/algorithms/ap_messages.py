@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,7 +25,7 @@ from pairlab.errors import InvalidInputError
 
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
-_CACHED_MASKS = 16  # refine results kept (masks recur while a run settles)
+_CACHED_MASKS = 16  # refine clusterings kept (masks recur while a run settles)
 
 
 # -- links ----------------------------------------------------------------------------------------
@@ -165,15 +166,118 @@ def responsibility_update(S_hat: np.ndarray, A: np.ndarray, R: np.ndarray, dampi
     R += tmp
 
 
-class MessageEngine:
-    """The message arrays of Algorithm 1 for one similarity matrix, and one iteration of it.
+class Clustering(NamedTuple):
+    """What a state reports of one self-exemplar mask: read-only arrays and the objective."""
+
+    exemplars: np.ndarray       # (n,) each point's exemplar
+    centers: np.ndarray         # the sorted exemplars
+    labels: np.ndarray          # (n,) index of the exemplar in ``centers``
+    objective: float            # net similarity, eq. 6
+    broken_ml: int
+    broken_cl: int
+
+
+class Engine:
+    """One iteration of Algorithm 1 and the clustering it reports, for the dense and the sparse
+    message stores alike (:class:`MessageEngine`, :class:`.ap_sparse.SparseMessageEngine`).
 
     ``order="scssap"`` is Algorithm 1: gamma and omega from the messages of iteration t-1,
     s_hat (eq. 24), alpha from rho^(t-1), then rho from s_hat^(t) and alpha^(t).
     ``order="frey-dueck"`` is Frey & Dueck's (and scikit-learn's): rho from alpha^(t-1), then
     alpha from rho^(t). Without links the two orders produce the same sequence of messages,
     alpha half an iteration apart: scssap's alpha^(t) is Frey & Dueck's alpha after t-1 steps.
+    ``affinity-propagation``, ``scssap`` and ``scssap-metric`` all iterate through
+    :meth:`iterate`; a store supplies the updates (``_link_messages``, ``_availabilities``,
+    ``_responsibilities``), ``self_exemplars``, ``_identify`` and ``_net_similarity``.
     """
+
+    n: int
+    order: str
+    ml: LinkSet
+    cl: LinkSet
+    A: np.ndarray
+    R: np.ndarray
+    S: np.ndarray
+    S_hat: np.ndarray
+    omega: np.ndarray
+    gamma: np.ndarray
+    _old_links: tuple[np.ndarray, np.ndarray]
+
+    @property
+    def constrained(self) -> bool:
+        return self.ml.size + self.cl.size > 0
+
+    def _forget(self) -> None:
+        """Drop what was kept for the previous similarity."""
+        self._kept: dict[bytes, Clustering] = {}   # refine clusterings by self-exemplar mask
+        self._net: tuple[bytes, tuple[float, int, int]] | None = None
+
+    def reset(self) -> None:
+        self.A.fill(0.0)
+        self.R.fill(0.0)
+        self.omega.fill(0.0)
+        self.gamma.fill(0.0)
+        if self.constrained:
+            self.S_hat[...] = self.S
+
+    def iterate(self, track_change: bool = False) -> float | None:
+        """One iteration; with ``track_change`` return the largest change of any message."""
+        if self.n < 2:
+            return 0.0 if track_change else None
+        old = (self.A.copy(), self.R.copy()) if track_change else None
+        if self.order == "frey-dueck":
+            self._responsibilities()
+            self._availabilities()
+        else:
+            if self.constrained:
+                self._link_messages()
+            self._availabilities()
+            self._responsibilities()
+        if old is None:
+            return None
+        pairs = [(self.A, old[0]), (self.R, old[1])]
+        if self.constrained and self.order != "frey-dueck":
+            pairs += [(self.omega, self._old_links[0]), (self.gamma, self._old_links[1])]
+        return float(max(np.max(np.abs(a - b)) for a, b in pairs if a.size))
+
+    def clustering(self, mask: np.ndarray, rule: str = "paper") -> Clustering:
+        """Exemplars, labels and net similarity for the self-exemplars ``mask`` and ``rule``.
+
+        ``refine`` depends on S_hat and the mask only; without links S_hat is fixed, so its
+        clustering is kept per mask (a settling run repeats masks; the last 16 are kept).
+        """
+        kept = rule == "refine" and not self.constrained and bool(mask.any())
+        key = mask.tobytes() if kept else b""
+        if key in self._kept:
+            return self._kept[key]
+        exemplars = self._identify(mask, rule).astype(np.int64)
+        centers = np.flatnonzero(np.bincount(exemplars, minlength=exemplars.size))
+        labels = np.searchsorted(centers, exemplars)
+        for a in (exemplars, centers, labels):
+            a.setflags(write=False)
+        result = Clustering(exemplars, centers, labels, *self.net_similarity(exemplars))
+        if kept:
+            if len(self._kept) >= _CACHED_MASKS:
+                self._kept.pop(next(iter(self._kept)))
+            self._kept[key] = result
+        return result
+
+    def exemplars(self, mask: np.ndarray, rule: str = "paper") -> np.ndarray:
+        """Each point's exemplar (read-only), as in :meth:`clustering`."""
+        return self.clustering(mask, rule).exemplars
+
+    def net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
+        """The net similarity (eq. 6) of ``exemplars`` under this engine's S and links, and the
+        numbers of broken must- and cannot-links; kept for the last exemplars (S does not change
+        during a run), so a settled run does not recompute it."""
+        key = exemplars.tobytes()
+        if self._net is None or self._net[0] != key:
+            self._net = (key, self._net_similarity(exemplars))
+        return self._net[1]
+
+
+class MessageEngine(Engine):
+    """The message arrays of Algorithm 1 for one dense (n, n) similarity matrix."""
 
     def __init__(self, S: np.ndarray, must_link: LinkSet, cannot_link: LinkSet, damping: float,
                  order: str = "scssap") -> None:
@@ -195,10 +299,6 @@ class MessageEngine:
         self._old_links = (self.omega, self.gamma)
         self.set_similarity(S)
 
-    @property
-    def constrained(self) -> bool:
-        return self.support.size > 0
-
     def set_similarity(self, S: np.ndarray) -> None:
         """Use ``S`` (preferences on the diagonal) and reset every message to 0.
 
@@ -215,20 +315,13 @@ class MessageEngine:
         self.cl_q = _penalties(self.cl.penalty, self.q_max)
         self.S_support = S[self.support]
         self.S_hat = S.copy() if self.constrained else S
-        self._cache: dict[bytes, np.ndarray] = {}   # refine exemplars by self-exemplar mask
-        self._net: tuple[bytes, tuple[float, int, int]] | None = None
+        self._forget()
+        self._medoids = Medoids(limit=256 * self.n)   # keys of about 32 partitions
         self.reset()
 
-    def reset(self) -> None:
-        self.A.fill(0.0)
-        self.R.fill(0.0)
-        self.omega.fill(0.0)
-        self.gamma.fill(0.0)
-        if self.constrained:
-            self.S_hat[...] = self.S
-
     def _link_messages(self) -> None:
-        """gamma^(t) (eq. 17) and omega^(t) (eq. 20) from the messages of iteration t-1."""
+        """gamma^(t) (eq. 17), omega^(t) (eq. 20) from the messages of iteration t-1; s_hat^(t)
+        (eq. 24)."""
         B = self.A.take(self.support, axis=0)
         B += self.R.take(self.support, axis=0)    # alpha_kj + rho_kj of every constrained k
         self._old_links = (self.omega, self.gamma)
@@ -236,60 +329,27 @@ class MessageEngine:
             self.gamma = cannot_link_update(B.take(self.cl_pos, axis=0), self.gamma, self.cl_q)
         if self.ml.size:
             self.omega = must_link_update(B.take(self.ml_pos, axis=0), self.omega, self.ml_q)
+        modified_similarity(self.S_support, self.S_hat, self.support,
+                            [(self.ml_inc, self.omega), (self.cl_inc, self.gamma)])
 
-    def iterate(self, track_change: bool = False) -> float | None:
-        """One iteration; with ``track_change`` return the largest change of any message."""
-        if self.n < 2:
-            return 0.0 if track_change else None
-        old = (self.A.copy(), self.R.copy()) if track_change else None
-        if self.order == "frey-dueck":
-            responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
-            availability_update(self.R, self.A, self.damping, self.tmp)
-        else:
-            if self.constrained:
-                self._link_messages()
-                modified_similarity(self.S_support, self.S_hat, self.support,
-                                    [(self.ml_inc, self.omega), (self.cl_inc, self.gamma)])
-            availability_update(self.R, self.A, self.damping, self.tmp)
-            responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
-        if old is None:
-            return None
-        pairs = [(self.A, old[0]), (self.R, old[1])]
-        if self.constrained and self.order != "frey-dueck":
-            pairs += [(self.omega, self._old_links[0]), (self.gamma, self._old_links[1])]
-        return float(max(np.max(np.abs(a - b)) for a, b in pairs if a.size))
+    def _availabilities(self) -> None:
+        availability_update(self.R, self.A, self.damping, self.tmp)
+
+    def _responsibilities(self) -> None:
+        responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
 
     def self_exemplars(self) -> np.ndarray:
         """Boolean (n,): alpha_jj + rho_jj > 0 (end of section 3)."""
         n = self.n
         return (self.A.flat[:: n + 1] + self.R.flat[:: n + 1]) > 0
 
-    def exemplars(self, mask: np.ndarray, rule: str = "paper") -> np.ndarray:
-        """:func:`identify_exemplars` for the current messages and the self-exemplars ``mask``.
+    def _identify(self, mask: np.ndarray, rule: str) -> np.ndarray:
+        # S_hat is fixed without links, so refined exemplars of clusters can be kept
+        medoids = None if self.constrained else self._medoids
+        return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp, medoids)
 
-        ``refine`` depends on S_hat and the mask only; without links S_hat is fixed, so its
-        result is kept until the mask changes (a converging run recomputes it rarely).
-        """
-        cacheable = rule == "refine" and not self.constrained and mask.any()
-        key = mask.tobytes() if cacheable else b""
-        if key in self._cache:
-            return self._cache[key].copy()
-        c = identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp)
-        if cacheable:
-            if len(self._cache) >= _CACHED_MASKS:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = c.copy()
-        return c
-
-    def net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
-        """:func:`net_similarity` (eq. 6) of ``exemplars`` under this engine's S and links.
-
-        Kept for the last exemplars (S does not change during a run), so a settled run does not
-        recompute it."""
-        key = exemplars.tobytes()
-        if self._net is None or self._net[0] != key:
-            self._net = (key, net_similarity(self.S, exemplars, self.ml, self.cl))
-        return self._net[1]
+    def _net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
+        return net_similarity(self.S, exemplars, self.ml, self.cl)
 
 
 # -- exemplars, objective ------------------------------------------------------------------------
@@ -333,7 +393,8 @@ def _argmax_over(cols: np.ndarray, M: np.ndarray, M2: np.ndarray | None = None,
 
 
 def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: np.ndarray,
-                       rule: str = "paper", buf: np.ndarray | None = None) -> np.ndarray:
+                       rule: str = "paper", buf: np.ndarray | None = None,
+                       medoids: Medoids | None = None) -> np.ndarray:
     """The exemplar of every point, shape (n,).
 
     ``rule="paper"`` (end of section 3): the exemplars are the self-exemplars
@@ -342,9 +403,9 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
     scikit-learn): i picks arg max_{k in Psi} s(i, k); each cluster's exemplar is then moved to
     the member with the largest summed similarity from the other members, and points are
     assigned again. With Psi empty both fall back to :func:`_best_candidates`. ``buf`` is an
-    optional (n, n) scratch array.
+    optional (n, n) scratch array; ``medoids`` keeps refined exemplars of clusters for later
+    calls on the same S (see :class:`Medoids`).
     """
-    n = A.shape[0]
     cols = np.flatnonzero(self_mask)
     if cols.size == 0:
         return _best_candidates(A, R, buf)
@@ -354,38 +415,144 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
         return c
     if rule != "refine":
         raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
-    k = cols.size
-    lab = np.searchsorted(cols, _argmax_over(cols, S, None, buf))
+    return _refine(S, cols, buf, medoids)
+
+
+class Medoids(dict):
+    """Refined exemplar of each cluster met so far, keyed by the cluster's sorted members.
+
+    A cluster's refined exemplar depends on S and its members only, and while a run settles the
+    same clusters recur under different self-exemplar sets, so their sums need not be redone.
+    Valid for one S; forgets everything past ``limit`` bytes of keys.
+    """
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.nbytes = 0
+
+    def learn(self, keys: list[bytes], exemplars: list[int]) -> None:
+        size = sum(len(k) for k in keys)
+        if self.nbytes + size > self.limit:
+            self.clear()
+            self.nbytes = 0
+        self.update(zip(keys, exemplars, strict=True))
+        self.nbytes += size
+
+
+def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None,
+            medoids: Medoids | None = None) -> np.ndarray:
+    """Frey & Dueck's exemplars for the self-exemplars ``cols`` (sorted, non-empty).
+
+    Each point joins its most similar self-exemplar; each cluster's exemplar moves to the member
+    j with the largest sum_{i in cluster} s(i, j) (the smallest j on ties); points join their most
+    similar refined exemplar (ties to the earlier cluster). Exactly scikit-learn's loop; the sums
+    cost O(sum of squared cluster sizes) (:func:`_within_cluster_sums`), not O(n^2).
+    """
+    n, k = S.shape[0], cols.size
+    sub = S.take(cols, axis=1) if k * 4 <= n else None      # few columns: gather them
+    if sub is not None:
+        lab = np.argmax(sub, axis=1)
+    else:
+        lab = np.searchsorted(cols, _argmax_over(cols, S, None, buf))
     lab[cols] = np.arange(k)
-    # summed similarity to each point j from the members of j's cluster
     order = np.argsort(lab, kind="stable")           # by cluster, then by index
-    indptr = np.zeros(k + 1, dtype=np.int64)
-    np.cumsum(np.bincount(lab, minlength=k), out=indptr[1:])
-    onehot = sp.csr_matrix((np.ones(n), order, indptr), shape=(k, n))
-    score = np.asarray(onehot @ S)[lab, np.arange(n)]
-    refined = _cluster_argmax(score, lab, order, indptr)   # in cluster order, as Frey & Dueck
-    if np.array_equal(refined, cols):                # no exemplar moved: the same assignment
+    sizes = np.bincount(lab, minlength=k)
+    starts = np.cumsum(sizes)
+    starts -= sizes
+    if medoids is None:
+        sums = _within_cluster_sums(S, order, sizes, starts, buf)
+        refined = order[_segment_argmax(sums, starts, sizes)]   # in cluster order, as theirs
+    else:
+        refined = _medoids(S, order, sizes, starts, buf, medoids)
+    moved = np.flatnonzero(refined != cols)
+    if moved.size == 0:                              # no exemplar moved: the same assignment
         return cols[lab]
-    c = refined[np.argmax(S[:, refined], axis=1)]    # (ties to the earlier cluster, as theirs)
+    if sub is None:
+        sub = S.take(refined, axis=1)
+    else:                                            # S[:, refined]: replace the moved columns
+        sub[:, moved] = S.take(refined[moved], axis=1)
+    c = refined[np.argmax(sub, axis=1)]              # (ties to the earlier cluster, as theirs)
     c[refined] = refined
     return c
 
 
-def _cluster_argmax(score: np.ndarray, lab: np.ndarray, order: np.ndarray | None = None,
-                    indptr: np.ndarray | None = None) -> np.ndarray:
-    """For clusters 0..k-1 (every one non-empty), the member with the largest score; the
-    smallest index on ties. ``order`` (stable argsort of ``lab``) and ``indptr`` (cluster starts
-    in it) may be passed when known."""
-    if order is None:
-        order = np.argsort(lab, kind="stable")       # by cluster, then by index
-    ordered = score[order]
-    lab_o = lab[order]
-    starts = indptr[:-1] if indptr is not None else np.flatnonzero(
-        np.r_[True, lab_o[1:] != lab_o[:-1]])
-    top = np.maximum.reduceat(ordered, starts)
-    hit = np.flatnonzero(ordered == top[lab_o])
-    first = hit[np.r_[True, lab_o[hit[1:]] != lab_o[hit[:-1]]]]
-    return order[first]
+def _medoids(S: np.ndarray, order: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
+             buf: np.ndarray | None, medoids: Medoids) -> np.ndarray:
+    """The refined exemplar of every cluster, the sums done only for clusters not in ``medoids``."""
+    raw, w = order.tobytes(), order.itemsize
+    keys = [raw[w * a:w * b] for a, b in zip(starts.tolist(), (starts + sizes).tolist(), strict=True)]
+    known = np.array([medoids.get(key, -1) for key in keys])
+    todo = known < 0
+    if not todo.any():
+        return known
+    sums = _within_cluster_sums(S, order, sizes, starts, buf, todo)
+    found = order[_segment_argmax(sums, starts, sizes)]
+    new = np.flatnonzero(todo)
+    medoids.learn([keys[c] for c in new.tolist()], found[new].tolist())
+    return np.where(todo, found, known)
+
+
+def _within_cluster_sums(S: np.ndarray, order: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
+                         buf: np.ndarray | None = None, todo: np.ndarray | None = None
+                         ) -> np.ndarray:
+    """For each point j = order[p]: sum over the members i of its cluster of S[i, j], at p.
+
+    ``order`` lists the clusters one after the other (cluster c at starts[c], sizes[c] points),
+    each in increasing index. The terms are added in increasing i from 0, which is what
+    scikit-learn's ``np.sum(S[ii[:, None], ii], axis=0)`` does (a reduction over the outer axis
+    adds row after row), so the floats are the same. Clusters of more than n / 3 points (at most
+    two) sum their rows of S that way (O(size n)); the others form one list of (i, j) member
+    pairs, i-major, summed by ``bincount``, which adds in list order (O(size^2) a cluster).
+    With ``todo`` (a mask over clusters) the other clusters are skipped (their sums are 0).
+    """
+    n = S.shape[0]
+    big = sizes * 3 > n
+    if todo is not None:
+        big &= todo
+    big = np.flatnonzero(big)
+    sums = np.zeros(n)
+    pairs = sizes
+    if todo is not None:
+        pairs = np.where(todo, sizes, 0)
+    if big.size:
+        for c in big:
+            m = order[starts[c]:starts[c] + sizes[c]]
+            # mode="clip" (the indices are valid) lets take write into buf without a copy
+            rows = S.take(m, axis=0, out=None if buf is None else buf[:m.size], mode="clip")
+            sums[starts[c]:starts[c] + sizes[c]] = np.add.reduce(rows, axis=0)[m]
+        pairs = pairs.copy()
+        pairs[big] = 0                                # the pairs below skip the big clusters
+    row = np.repeat(pairs, sizes)                    # pairs in the row of each position
+    end = np.cumsum(row)
+    if end[-1] == 0:
+        return sums
+    # pair t of position p's row is (order[p], order[starts[cluster] + t - first pair of p])
+    at = np.repeat(np.repeat(starts, sizes) - (end - row), row)
+    at += np.arange(end[-1])
+    i = np.repeat(order, row)
+    i *= n
+    i += order[at]
+    small = np.bincount(at, S.take(i), minlength=n)
+    return np.where(row > 0, small, sums) if big.size else small
+
+
+def _segment_argmax(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """For consecutive non-empty segments (at ``starts``, ``sizes`` long) of ``values``, the
+    position of each segment's largest value, the first one on ties."""
+    top = np.maximum.reduceat(values, starts)
+    hit = np.flatnonzero(values == np.repeat(top, sizes))   # every segment has one
+    return hit[np.searchsorted(hit, starts)]
+
+
+def _cluster_argmax(score: np.ndarray, lab: np.ndarray) -> np.ndarray:
+    """For clusters 0..k-1 of ``lab`` (every one non-empty), the member with the largest score;
+    the smallest index on ties."""
+    order = np.argsort(lab, kind="stable")           # by cluster, then by index
+    sizes = np.bincount(lab)
+    starts = np.cumsum(sizes)
+    starts -= sizes
+    return order[_segment_argmax(score[order], starts, sizes)]
 
 
 def net_similarity(S: np.ndarray, exemplars: np.ndarray, ml: LinkSet, cl: LinkSet
@@ -404,6 +571,8 @@ def net_similarity(S: np.ndarray, exemplars: np.ndarray, ml: LinkSet, cl: LinkSe
 
 def link_penalty(exemplars: np.ndarray, ml: LinkSet, cl: LinkSet) -> tuple[float, int, int]:
     """What eq. 6 charges the broken links: q_c per cannot-link, 2 q_m per must-link; counts."""
+    if ml.size + cl.size == 0:
+        return 0.0, 0, 0
     half_ml = ml.first < ml.second
     half_cl = cl.first < cl.second
     broken_ml = exemplars[ml.first[half_ml]] != exemplars[ml.second[half_ml]]

@@ -29,7 +29,7 @@ import numpy as np
 
 from pairlab.errors import InvalidInputError
 
-from .ap_messages import _CACHED_MASKS, LinkSet, _cluster_argmax, link_penalty
+from .ap_messages import Engine, LinkSet, _cluster_argmax, link_penalty
 
 __all__ = ["EdgeGraph", "SparseMessageEngine", "knn_graph", "pair_squared_distances"]
 
@@ -193,13 +193,10 @@ class _Slots:
         return q
 
 
-class SparseMessageEngine:
-    """The message arrays of Algorithm 1 on the edges of ``graph``, and one iteration of it.
-
-    The interface (``A``, ``R``, ``S``, ``S_hat``, :meth:`iterate`, :meth:`self_exemplars`,
-    :meth:`exemplars`, :meth:`net_similarity`, :meth:`set_similarity`, :meth:`reset`) is that of
-    :class:`.ap_messages.MessageEngine`, with arrays indexed by edge instead of (i, j).
-    """
+class SparseMessageEngine(Engine):
+    """The message arrays of Algorithm 1 on the edges of ``graph``: the updates of one iteration
+    for :class:`.ap_messages.Engine` (which runs them, for the dense store too), with arrays
+    indexed by edge instead of (i, j)."""
 
     def __init__(self, graph: EdgeGraph, S: np.ndarray, must_link: LinkSet, cannot_link: LinkSet,
                  damping: float, order: str = "scssap") -> None:
@@ -217,12 +214,7 @@ class SparseMessageEngine:
         self.omega = np.zeros(self.ml_slots.size)
         self.gamma = np.zeros(self.cl_slots.size)
         self._old_links = (self.omega, self.gamma)
-        self._cache: dict[bytes, np.ndarray] = {}
         self.set_similarity(S)
-
-    @property
-    def constrained(self) -> bool:
-        return self.ml.size + self.cl.size > 0
 
     def set_similarity(self, S: np.ndarray) -> None:
         """Use the edge similarities ``S`` (preferences on the diagonal edges); reset messages.
@@ -236,17 +228,8 @@ class SparseMessageEngine:
         self.ml_q = self.ml_slots.capped(self.q_max)
         self.cl_q = self.cl_slots.capped(self.q_max)
         self.S_hat = S.copy() if self.constrained else S
-        self._cache = {}
-        self._net: tuple[bytes, tuple[float, int, int]] | None = None
+        self._forget()
         self.reset()
-
-    def reset(self) -> None:
-        self.A.fill(0.0)
-        self.R.fill(0.0)
-        self.omega.fill(0.0)
-        self.gamma.fill(0.0)
-        if self.constrained:
-            self.S_hat[...] = self.S
 
     # -- updates -----------------------------------------------------------------------------------
     def _link_messages(self) -> None:
@@ -307,26 +290,6 @@ class SparseMessageEngine:
         self.R *= d
         self.R += new
 
-    def iterate(self, track_change: bool = False) -> float | None:
-        """One iteration; with ``track_change`` return the largest change of any message."""
-        if self.n < 2:
-            return 0.0 if track_change else None
-        old = (self.A.copy(), self.R.copy()) if track_change else None
-        if self.order == "frey-dueck":
-            self._responsibilities()
-            self._availabilities()
-        else:
-            if self.constrained:
-                self._link_messages()
-            self._availabilities()
-            self._responsibilities()
-        if old is None:
-            return None
-        pairs = [(self.A, old[0]), (self.R, old[1])]
-        if self.constrained and self.order != "frey-dueck":
-            pairs += [(self.omega, self._old_links[0]), (self.gamma, self._old_links[1])]
-        return float(max(np.max(np.abs(a - b)) for a, b in pairs if a.size))
-
     # -- exemplars, objective ------------------------------------------------------------------------
     def self_exemplars(self) -> np.ndarray:
         d = self.graph.diag
@@ -341,7 +304,7 @@ class SparseMessageEngine:
         c[np.isneginf(top)] = -1
         return c
 
-    def exemplars(self, mask: np.ndarray, rule: str = "paper") -> np.ndarray:
+    def _identify(self, mask: np.ndarray, rule: str) -> np.ndarray:
         """The exemplar of every point, as :func:`.ap_messages.identify_exemplars` on the graph.
 
         A point none of whose neighbours is a self-exemplar is its own exemplar (on the complete
@@ -352,10 +315,6 @@ class SparseMessageEngine:
         """
         if rule not in ("paper", "refine"):
             raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
-        cacheable = rule == "refine" and not self.constrained and mask.any()
-        key = mask.tobytes() if cacheable else b""
-        if key in self._cache:
-            return self._cache[key].copy()
         g, n = self.graph, self.n
         ar = np.arange(n)
         if not mask.any():
@@ -387,21 +346,10 @@ class SparseMessageEngine:
         c = self._pick(S, is_refined)
         c = np.where(c < 0, ar, c)
         c[refined] = refined
-        if cacheable:
-            if len(self._cache) >= _CACHED_MASKS:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = c.copy()
         return c
 
-    def net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
-        """The objective of eq. 6 (see :func:`.ap_messages.net_similarity`) on the graph."""
-        key = exemplars.tobytes()
-        if self._net is not None and self._net[0] == key:
-            return self._net[1]
-        self._net = (key, self._net_similarity(exemplars))
-        return self._net[1]
-
     def _net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
+        """The objective of eq. 6 (see :func:`.ap_messages.net_similarity`) on the graph."""
         e = self.graph.find(np.arange(self.n), exemplars)
         if (e < 0).any():
             raise InvalidInputError("an exemplar is not a neighbour of its point in the graph.")

@@ -47,6 +47,7 @@ from pairlab.errors import InvalidInputError
 from .ap_messages import (
     _EPS,
     _TINY,
+    Engine,
     LinkSet,
     MessageEngine,
     _check_memory,
@@ -153,7 +154,7 @@ class SCSSAP(Algorithm):
                     f"affinity='precomputed' needs X to be the (n, n) similarity matrix, got shape "
                     f"{self.X.shape}; use affinity='euclidean' for feature vectors."
                 )
-        self._engine: MessageEngine | SparseMessageEngine | None = None
+        self._engine: Engine | None = None
         self._last: State | None = None
 
     def _links(self) -> tuple[LinkSet, LinkSet]:
@@ -254,7 +255,7 @@ class SCSSAP(Algorithm):
     def _n_square(self) -> int:
         return 7
 
-    def _new_engine(self) -> MessageEngine | SparseMessageEngine:
+    def _new_engine(self) -> Engine:
         n = self.dataset.n_samples
         ml, cl = self._links()
         graph = self._graph()
@@ -307,22 +308,18 @@ class SCSSAP(Algorithm):
         return 0.0
 
     def _state(self, iteration: int, mask: np.ndarray, change: float | None) -> State:
-        eng = self._engine
-        exemplars = eng.exemplars(mask, self.params["exemplar_rule"])
-        centers = np.flatnonzero(np.bincount(exemplars, minlength=exemplars.size))
-        labels = np.searchsorted(centers, exemplars).astype(np.int64)
-        objective, broken_ml, broken_cl = eng.net_similarity(exemplars)
-        model = {"exemplars": exemplars.astype(np.int64)}
+        c = self._engine.clustering(mask, self.params["exemplar_rule"])
+        model = {"exemplars": c.exemplars}
         info = {
-            "exemplar_indices": centers,
+            "exemplar_indices": c.centers,
             "n_self_exemplars": int(mask.sum()),
             "stable_iterations": int(self._stable),
             "message_change": change,
-            "broken_must_links": broken_ml,
-            "broken_cannot_links": broken_cl,
+            "broken_must_links": c.broken_ml,
+            "broken_cannot_links": c.broken_cl,
             **self._extra_info(),
         }
-        state = State(iteration, labels, objective=objective - self._regularizer_total(),
+        state = State(iteration, c.labels, objective=c.objective - self._regularizer_total(),
                       objective_name=self.objective_name, model=model, extras=info)
         self._last = state
         return state
