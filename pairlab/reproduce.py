@@ -186,8 +186,12 @@ def reproduce_all(
         except PairlabError as exc:
             entry.skipped = str(exc)
         else:
-            entry.doc = doc
-            entry.files = [*doc["files"], f"{recipe.name}.json"]
+            reason = doc["data"].get("skipped") if isinstance(doc.get("data"), dict) else None
+            if isinstance(reason, str) and reason and not doc["claims"]:
+                entry.skipped = reason  # ran, but its data is missing: nothing was checked
+            else:
+                entry.doc = doc
+                entry.files = [*doc["files"], f"{recipe.name}.json"]
         entries.append(entry)
     header = {"command": " ".join(["pairlab", *(getattr(args, "argv", None) or sys.argv[1:])]),
               "quick": bool(args.quick), "seed": args.seed,

@@ -561,9 +561,12 @@ def test_all_writes_an_index_whose_links_and_images_resolve(tmp_path, capsys):
     args = SimpleNamespace(quick=False, trials=1, seed=0, jobs=1, scheduler=None, fresh=False,
                            data_dir=None, no_render=False, argv=["reproduce", "--all"])
     out = tmp_path / "all"
-    entries = reproduce_all(out, args, names=["fig8", "tiny-check", "broken-data"], progress=None)
-    assert [e.name for e in entries] == ["fig8", "tiny-check", "broken-data"]
+    names = ["fig8", "tiny-check", "broken-data", "shental-fig7"]
+    entries = reproduce_all(out, args, names=names, progress=None)
+    assert [e.name for e in entries] == names
     assert entries[2].doc is None and "nothing.csv" in entries[2].skipped
+    # a recipe that runs but finds no data (it says so in data["skipped"]) is listed as skipped
+    assert entries[3].doc is None and "yaleb.npz" in entries[3].skipped
     assert (out / "fig8" / "fig8.png").is_file() and (out / "tiny-check" / "tiny-check.json").is_file()
 
     class Links(HTMLParser):
@@ -590,7 +593,8 @@ def test_all_writes_an_index_whose_links_and_images_resolve(tmp_path, capsys):
             assert ref[1:] in parser.ids, ref
         else:
             assert (out / ref).is_file(), ref
-    assert {"fig8", "tiny-check", "broken-data"} <= parser.ids
+    assert set(names) <= parser.ids
+    assert "2 recipe(s) ran, 2 skipped" in page
     # per paper: the figure comes before (beside) its claims table, then findings and provenance
     gmpr = page.index("Yu, Elhabian")
     assert gmpr < page.index('src="fig8/fig8.png"') < page.index("<table", gmpr)
