@@ -715,6 +715,10 @@ class Fig9(PurityVsLinks):
             "with the mean squared distance as bandwidth (section 4.1); one cluster per object.",
             "Lines: mean purity over the trials; bands: mean ± 1 s.d., clipped to [0, 1]. All "
             "methods get the same links in a trial.",
+            "CSC puts almost every point in one cluster once there are cannot-links: on this "
+            "nearly complete RBF graph its pencil's feasible eigenvectors stay on the linked "
+            "points. That is the published method, not a bug (docs/algorithms/csc.md), so the "
+            "'GM-PR beats CSC' claims say little about GM-PR.",
         ]
 
     def summarize(self, trials: list[dict[str, Any]], options: dict[str, Any]) -> ReproductionResult:
