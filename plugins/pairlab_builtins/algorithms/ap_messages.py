@@ -317,6 +317,7 @@ class MessageEngine(Engine):
         self.S_hat = S.copy() if self.constrained else S
         self._forget()
         self._medoids = Medoids(limit=256 * self.n)   # keys of about 32 partitions
+        self._nearest = Nearest()
         self.reset()
 
     def _link_messages(self) -> None:
@@ -345,8 +346,10 @@ class MessageEngine(Engine):
 
     def _identify(self, mask: np.ndarray, rule: str) -> np.ndarray:
         # S_hat is fixed without links, so refined exemplars of clusters can be kept
-        medoids = None if self.constrained else self._medoids
-        return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp, medoids)
+        if self.constrained:
+            return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp)
+        return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp,
+                                  self._medoids, self._nearest)
 
     def _net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
         return net_similarity(self.S, exemplars, self.ml, self.cl)
@@ -394,7 +397,8 @@ def _argmax_over(cols: np.ndarray, M: np.ndarray, M2: np.ndarray | None = None,
 
 def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: np.ndarray,
                        rule: str = "paper", buf: np.ndarray | None = None,
-                       medoids: Medoids | None = None) -> np.ndarray:
+                       medoids: Medoids | None = None, nearest: Nearest | None = None
+                       ) -> np.ndarray:
     """The exemplar of every point, shape (n,).
 
     ``rule="paper"`` (end of section 3): the exemplars are the self-exemplars
@@ -403,8 +407,9 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
     scikit-learn): i picks arg max_{k in Psi} s(i, k); each cluster's exemplar is then moved to
     the member with the largest summed similarity from the other members, and points are
     assigned again. With Psi empty both fall back to :func:`_best_candidates`. ``buf`` is an
-    optional (n, n) scratch array; ``medoids`` keeps refined exemplars of clusters for later
-    calls on the same S (see :class:`Medoids`).
+    optional (n, n) scratch array; ``medoids`` keeps refined exemplars of clusters and
+    ``nearest`` the last first assignment, for later calls on the same S (see :class:`Medoids`,
+    :class:`Nearest`).
     """
     cols = np.flatnonzero(self_mask)
     if cols.size == 0:
@@ -415,7 +420,7 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
         return c
     if rule != "refine":
         raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
-    return _refine(S, cols, buf, medoids)
+    return _refine(S, cols, buf, medoids, nearest)
 
 
 class Medoids(dict):
@@ -440,18 +445,84 @@ class Medoids(dict):
         self.nbytes += size
 
 
+_SMALL_GATHER = 40_000   # entries of S: below, gathering costs about what patching does
+
+
+class Nearest:
+    """The first assignment of ``refine`` (each point's most similar self-exemplar, the smaller
+    index on ties) for the last self-exemplar set on one S, patched for the next set.
+
+    Late in a settling run consecutive sets differ by one or two exemplars. A point whose
+    exemplar stays keeps it unless an added column is larger, or equal at a smaller index (the
+    remaining columns before it are smaller, the ones after at most as large: the first arg max
+    over the sorted set is unchanged); only the points whose exemplar left are compared over every
+    column. The same arg max as gathering all columns, bit for bit; patched only when S is finite
+    (with -inf entries the masked pass of :func:`_argmax_over` may pick another column). The kept
+    set may be any earlier one on the same S.
+    """
+
+    def __init__(self) -> None:
+        self.mask: np.ndarray | None = None
+        self.near = self.value = np.empty(0, dtype=np.int64)
+        self.finite: bool | None = None
+
+    def __call__(self, S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None) -> np.ndarray:
+        """Each row's first arg max of S over the sorted columns ``cols`` (absolute columns)."""
+        n, k = S.shape[0], cols.size
+        if self.finite is None:
+            self.finite = bool(np.isfinite(S).all())
+        mask = np.zeros(n, dtype=bool)
+        mask[cols] = True
+        prev = self.mask
+        near = None
+        if prev is not None and self.finite:
+            added = np.flatnonzero(mask > prev)
+            rows = np.flatnonzero(prev[self.near] > mask[self.near])   # their exemplar left
+            if n * added.size + 2 * rows.size * k < n * k:   # cheaper than gathering all
+                near, value = self.near.copy(), self.value.copy()
+                if added.size:
+                    sub = S.take(added, axis=1)
+                    q = np.argmax(sub, axis=1)
+                    top = sub[np.arange(n), q]
+                    q = added[q]
+                    win = (top > value) | ((top == value) & (q < near))
+                    near[win] = q[win]
+                    value[win] = top[win]
+                if rows.size:
+                    sub = S.take((rows * n)[:, None] + cols)
+                    q = np.argmax(sub, axis=1)
+                    near[rows] = cols[q]
+                    value[rows] = sub[np.arange(rows.size), q]
+        if near is None:
+            near = _nearest(S, cols, buf)
+            value = S[np.arange(n), near]
+        self.mask, self.near, self.value = mask, near, value
+        return near
+
+
+def _nearest(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
+    """Each row's first arg max of S over the sorted columns ``cols`` (absolute columns)."""
+    if cols.size * 4 <= S.shape[0]:                  # few columns: gather them
+        return cols[np.argmax(S.take(cols, axis=1), axis=1)]
+    return _argmax_over(cols, S, None, buf)
+
+
 def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None,
-            medoids: Medoids | None = None) -> np.ndarray:
+            medoids: Medoids | None = None, nearest: Nearest | None = None) -> np.ndarray:
     """Frey & Dueck's exemplars for the self-exemplars ``cols`` (sorted, non-empty).
 
     Each point joins its most similar self-exemplar; each cluster's exemplar moves to the member
     j with the largest sum_{i in cluster} s(i, j) (the smallest j on ties); points join their most
     similar refined exemplar (ties to the earlier cluster). Exactly scikit-learn's loop; the sums
-    cost O(sum of squared cluster sizes) (:func:`_within_cluster_sums`), not O(n^2).
+    cost O(sum of squared cluster sizes) (:func:`_within_cluster_sums`), not O(n^2). With
+    ``nearest`` the first assignment is patched from the previous call's (:class:`Nearest`).
     """
     n, k = S.shape[0], cols.size
-    sub = S.take(cols, axis=1) if k * 4 <= n else None      # few columns: gather them
-    if sub is not None:
+    sub = None
+    if nearest is not None and n * k > _SMALL_GATHER:  # (a small gather is cheaper than patching)
+        lab = np.searchsorted(cols, nearest(S, cols, buf))
+    elif k * 4 <= n:                                 # few columns: gather them
+        sub = S.take(cols, axis=1)
         lab = np.argmax(sub, axis=1)
     else:
         lab = np.searchsorted(cols, _argmax_over(cols, S, None, buf))
@@ -468,11 +539,12 @@ def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None,
     moved = np.flatnonzero(refined != cols)
     if moved.size == 0:                              # no exemplar moved: the same assignment
         return cols[lab]
-    if sub is None:
-        sub = S.take(refined, axis=1)
-    else:                                            # S[:, refined]: replace the moved columns
+    if sub is not None:                              # S[:, refined]: replace the moved columns
         sub[:, moved] = S.take(refined[moved], axis=1)
-    c = refined[np.argmax(sub, axis=1)]              # (ties to the earlier cluster, as theirs)
+        target = np.argmax(sub, axis=1)              # (ties to the earlier cluster, as theirs)
+    else:
+        target = np.argmax(S.take(refined, axis=1), axis=1)
+    c = refined[target]
     c[refined] = refined
     return c
 
