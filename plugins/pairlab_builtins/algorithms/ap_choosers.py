@@ -29,7 +29,12 @@ import numpy as np
 from pairlab import Algorithm, Param, State
 from pairlab.errors import InvalidInputError
 
-from .ap_messages import available_memory, identify_exemplars, squared_distances
+from .ap_messages import (
+    available_memory,
+    identify_exemplars,
+    responsibility_update,
+    squared_distances,
+)
 
 __all__ = ["CHOOSER_PARAMS", "ChooserAP", "ChooserAlgorithm", "block_max"]
 
@@ -87,19 +92,9 @@ class ChooserAP:
         self.S_hat[self._linked_rows] = self.S[self._linked_rows] + sums
 
     def _responsibilities(self) -> None:
-        """rho_ij = s_hat(i, j) - max_{k != j} (s_hat(i, k) + alpha_ik), damped."""
-        S, A, R, tmp = self.S_hat, self.A, self.R, self.tmp
-        ind = np.arange(self.r)
-        np.add(A, S, tmp)
-        best = np.argmax(tmp, axis=1)
-        first = tmp[ind, best]
-        tmp[ind, best] = -np.inf
-        second = np.max(tmp, axis=1)
-        np.subtract(S, first[:, None], tmp)
-        tmp[ind, best] = S[ind, best] - second
-        tmp *= 1 - self.damping
-        R *= self.damping
-        R += tmp
+        """rho_ij = s_hat(i, j) - max_{k != j} (s_hat(i, k) + alpha_ik), damped (the (r, n) rows
+        of the chooser network go through AP's own update)."""
+        responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
 
     def _availabilities(self) -> None:
         """alpha as in the module docstring (SCAP with penalty p), damped."""
