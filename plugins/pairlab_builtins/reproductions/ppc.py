@@ -381,6 +381,11 @@ def _at(s: dict[str, Any], col: str, i: int) -> float:
     return float(np.asarray(s[col])[i])
 
 
+def _gains(sets: dict[str, dict[str, Any]], col: str) -> dict[str, float]:
+    """Per set: ``col`` at the most relations minus ``col`` at none."""
+    return {k: _at(s, col, -1) - _at(s, col, 0) for k, s in sets.items()}
+
+
 class PPCFig6(PPCRelations):
     name = "ppc-fig6"
     title = "PPC Fig. 6: hard-PPC and hard-CKmeans against the number of relations"
@@ -395,7 +400,7 @@ class PPCFig6(PPCRelations):
             claims.append(Claim(f"{key}_train", f"{s['title']}: hard-PPC's training accuracy with the "
                                 f"most relations reaches {target:.0%}", _at(s, "trn_ppc", -1),
                                 _at(s, "trn_ppc", -1) >= target))
-        gains = {k: _at(s, "tst_ppc", -1) - _at(s, "tst_ppc", 0) for k, s in sets.items()}
+        gains = _gains(sets, "tst_ppc")
         claims.append(Claim("test_improves", "the relations improve hard-PPC's accuracy on the test "
                             "set too (gain from 0 to the most relations, per set)", gains,
                             all(g > 0.02 for g in gains.values())))
@@ -405,7 +410,7 @@ class PPCFig6(PPCRelations):
                                 f"the GMM's accuracy is about the paper's {paper:.0%} (within 10 points)",
                                 got, abs(got - paper) <= 0.10))
         if all("trn_cop" in s for s in sets.values()):
-            cop = {k: _at(s, "trn_cop", -1) - _at(s, "trn_cop", 0) for k, s in sets.items()}
+            cop = _gains(sets, "trn_cop")
             claims.append(Claim("cop_flat", "hard-CKmeans shows no substantial improvement "
                                 "(training gain < 5 points, per set)", cop,
                                 all(g < 0.05 for g in cop.values())))
@@ -430,8 +435,8 @@ class PPCFig8(PPCRelations):
 
     def claims(self, result: ReproductionResult) -> list[Claim]:
         sets = result.data["sets"]
-        trn = {k: _at(s, "trn_ppc", -1) - _at(s, "trn_ppc", 0) for k, s in sets.items()}
-        tst = {k: _at(s, "tst_ppc", -1) - _at(s, "tst_ppc", 0) for k, s in sets.items()}
+        trn = _gains(sets, "trn_ppc")
+        tst = _gains(sets, "tst_ppc")
         claims = [
             Claim("train_improves", "hard-PPC's training accuracy improves with more relations "
                   "(gain from 0 to the most, per set)", trn, all(g > 0 for g in trn.values())),
@@ -439,7 +444,7 @@ class PPCFig8(PPCRelations):
                   all(g > 0 for g in tst.values())),
         ]
         if all("trn_cop" in s for s in sets.values()):
-            cop = {k: _at(s, "trn_cop", -1) - _at(s, "trn_cop", 0) for k, s in sets.items()}
+            cop = _gains(sets, "trn_cop")
             claims.append(Claim("cop_less", "hard-CKmeans gains less than hard-PPC (per set)", cop,
                                 all(cop[k] < trn[k] for k in sets)))
         return claims
