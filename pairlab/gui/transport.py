@@ -182,6 +182,18 @@ class Transport(Controller):
     def _current(self, pane: Pane, generation: int) -> bool:
         return pane in self.lab.panes and pane.generation == generation
 
+    def _outdated(self, lab: Any, error: BaseException | None, epoch: int,
+                  generations: list[tuple[Pane, int]]) -> bool:
+        """After a background computation: show an unexpected error, and rebuild (returning True)
+        when ``lab`` changed while it ran."""
+        if error is not None:
+            self.window.banner.show_message(
+                html_escape(f"Unexpected error: {type(error).__name__}: {error}"), source="unexpected")
+        if lab.epoch != epoch or not all(self._current(p, g) for p, g in generations):
+            self.rebuild()
+            return True
+        return False
+
     def _built(self, pane: Pane, generation: int, epoch: int, run: Any,
                error: BaseException | None = None) -> None:
         if not self._current(pane, generation):
@@ -209,12 +221,7 @@ class Transport(Controller):
             lab.compute_to(t, panes, cancelled=job.cancelled, progress=job.progress)
 
         def done(_result: Any, error: BaseException | None = None) -> None:
-            if error is not None:
-                self.window.banner.show_message(
-                    html_escape(f"Unexpected error: {type(error).__name__}: {error}"),
-                    source="unexpected")
-            if lab.epoch != epoch or not all(self._current(p, g) for p, g in generations):
-                self.rebuild()
+            if self._outdated(lab, error, epoch, generations):
                 return
             if then_seek is not None:
                 lab.seek(min(then_seek, lab.max_index) if then_seek >= 0 else lab.max_index)
@@ -323,12 +330,7 @@ class Transport(Controller):
         epoch, generations = lab.epoch, [(p, p.generation) for p in panes]
 
         def done(_result: Any, error: BaseException | None = None) -> None:
-            if error is not None:
-                self.window.banner.show_message(
-                    html_escape(f"Unexpected error: {type(error).__name__}: {error}"),
-                    source="unexpected")
-            if lab.epoch != epoch or not all(self._current(p, g) for p, g in generations):
-                self.rebuild()
+            if self._outdated(lab, error, epoch, generations):
                 return
             lab.seek_half(t)
             self.window.refresh()
