@@ -1,13 +1,22 @@
 """What k-means-style algorithms (kmeans, COP-KMeans, PCK-means, MPCK-means, LCVQE, scaffolds)
-share: the starting centres and the hard-assignment M-step."""
+share: the parameters of the starting centres, the starting centres and the hard-assignment
+M-step."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .errors import InvalidInputError
+from .params import Param
 
-__all__ = ["cluster_means", "starting_centers"]
+__all__ = ["INIT", "MAX_ITER", "MEANS_INIT", "N_CLUSTERS", "cluster_means", "starting_centers"]
+
+#: the parameters :func:`starting_centers` reads, and the iteration limit, as the plugins declare them
+N_CLUSTERS = Param("n_clusters", int, 2, "number of clusters k", low=1)
+MAX_ITER = Param("max_iter", int, 300, "maximum number of iterations", low=1)
+INIT = Param("init", str, "k-means++", "initial centres: k-means++ seeding or k random points",
+             choices=("k-means++", "random"))
+MEANS_INIT = Param("means_init", np.ndarray, None, "initial centres (k, d)", nullable=True)
 
 
 def starting_centers(X: np.ndarray, k: int, means_init: np.ndarray | None, init: str,

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pairlab import Algorithm, Param, State, hookimpl
-from pairlab.centroids import cluster_means, starting_centers
+from pairlab.centroids import INIT, MAX_ITER, MEANS_INIT, N_CLUSTERS, cluster_means, starting_centers
 from pairlab.constraints import Constraints
 from pairlab.dataset import Dataset
 from pairlab.errors import PairlabError
@@ -106,18 +106,17 @@ class COPKMeans(Algorithm):
     hard_constraints = True
     accepts_means_init = True
     params = (
-        Param("n_clusters", int, 2, "number of clusters k", low=1),
-        Param("max_iter", int, 300, "maximum number of iterations", low=1),
+        N_CLUSTERS,
+        MAX_ITER,
         Param("links", str, "both", "which links to enforce: both kinds, or must-links only",
               choices=("both", "must-link")),
-        Param("init", str, "k-means++", "initial centres: k-means++ seeding or k random points",
-              choices=("k-means++", "random")),
+        INIT,
         Param("order", str, "data", "order of assignment: data order (the paper) or shuffled "
               "in every pass", choices=("data", "random")),
         Param("closure", bool, True, "enforce the links' transitive closure (entailed links)"),
         Param("max_restarts", int, 10, "restarts from new initial centres when an assignment is "
               "infeasible, before giving up", low=0),
-        Param("means_init", np.ndarray, None, "initial centres (k, d)", nullable=True),
+        MEANS_INIT,
     )
 
     def __init__(self, dataset: Dataset, constraints: Constraints | None = None,

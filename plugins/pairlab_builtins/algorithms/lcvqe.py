@@ -45,8 +45,8 @@ from typing import Any
 
 import numpy as np
 
-from pairlab import Algorithm, Param, State, hookimpl
-from pairlab.centroids import cluster_means, starting_centers
+from pairlab import Algorithm, State, hookimpl
+from pairlab.centroids import INIT, MAX_ITER, MEANS_INIT, N_CLUSTERS, cluster_means, starting_centers
 from pairlab.explanation import Bars, Explanation, component_labels
 
 from .kmeans import _sq_distances
@@ -77,11 +77,10 @@ class LCVQE(Algorithm):
     citation = ("Pelleg & Baras (2007), K-means with large and noisy constraint sets, ECML")
     accepts_means_init = True
     params = (
-        Param("n_clusters", int, 2, "number of clusters k", low=1),
-        Param("max_iter", int, 300, "maximum number of iterations", low=1),
-        Param("init", str, "k-means++", "initial centres: k-means++ seeding or k random points",
-              choices=("k-means++", "random")),
-        Param("means_init", np.ndarray, None, "initial centres (k, d)", nullable=True),
+        N_CLUSTERS,
+        MAX_ITER,
+        INIT,
+        MEANS_INIT,
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from pairlab import Algorithm, Param, State, hookimpl
-from pairlab.centroids import cluster_means, starting_centers
+from pairlab.centroids import MAX_ITER, MEANS_INIT, N_CLUSTERS, cluster_means, starting_centers
 from pairlab.explanation import Bars, Explanation, component_labels
 
 from .kmeans import _sq_distances
@@ -110,8 +110,8 @@ class PCKMeans(Algorithm):
     citation = _CITATION + "; Basu, Banerjee & Mooney (2004), SDM"
     accepts_means_init = True
     params = (
-        Param("n_clusters", int, 2, "number of clusters k", low=1),
-        Param("max_iter", int, 300, "maximum number of iterations", low=1),
+        N_CLUSTERS,
+        MAX_ITER,
         Param("must_link_weight", float, 1.0, "w: cost of a violated must-link (times its confidence)",
               low=0.0),
         Param("cannot_link_weight", float, 1.0, "w-bar: cost of a violated cannot-link (times its "
@@ -120,7 +120,7 @@ class PCKMeans(Algorithm):
               "or k-means++", choices=("neighbourhoods", "k-means++")),
         Param("order", str, "random", "order of the assignment pass: random in every pass (the "
               "paper) or data order", choices=("random", "data")),
-        Param("means_init", np.ndarray, None, "initial centres (k, d)", nullable=True),
+        MEANS_INIT,
     )
     objective_name = "PCK-means objective"
 
