@@ -9,8 +9,9 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 
-from pairlab import Algorithm, State
+from pairlab import Algorithm, Run, State
 
 
 def make_site_plugin(root: Path, dist: str, module: str, source: str, ep_name: str | None = None,
@@ -106,3 +107,16 @@ def write_fake_coil(folder: Path, n_objects: int = 3, n_poses: int = 24, size: i
             img = np.clip(img + rng.normal(0, 8, img.shape), 0, 255).astype(np.uint8)
             Image.fromarray(img, mode="L").save(folder / f"obj{k}__{p}.png")
     return folder
+
+
+def assert_runs_as_kmeans(ours, data, params, registry, objective_factor=1.0) -> None:
+    """Run ``ours`` (a :class:`pairlab.Run` without links) and plain k-means with ``params``: the
+    same iterations, labels and centres at every step, objectives in the ratio ``objective_factor``."""
+    ours.run()
+    plain = Run("kmeans", data, None, params, registry=registry)
+    plain.run()
+    assert ours.n_iter == plain.n_iter
+    for a, b in zip(ours.history, plain.history, strict=True):
+        assert np.array_equal(a.labels, b.labels)
+        np.testing.assert_array_equal(a.model["centers"], b.model["centers"])
+        assert a.objective == pytest.approx(objective_factor * b.objective, rel=1e-12)

@@ -10,6 +10,8 @@ import pytest
 from pairlab import Constraints, Dataset, Registry, Run
 from pairlab.testing import make_check_dataset
 
+from .helpers import assert_runs_as_kmeans
+
 REG = Registry(external=False)
 
 
@@ -139,11 +141,4 @@ def test_without_links_it_is_kmeans():
     data = make_check_dataset(60, seed=8)
     params = {"n_clusters": 3, "means_init": data.X[[1, 2, 3]].copy()}
     ours = Run("lcvqe", data, None, params, registry=REG)
-    ours.run()
-    plain = Run("kmeans", data, None, params, registry=REG)
-    plain.run()
-    assert ours.n_iter == plain.n_iter
-    for a, b in zip(ours.history, plain.history, strict=True):
-        assert np.array_equal(a.labels, b.labels)
-        np.testing.assert_array_equal(a.model["centers"], b.model["centers"])
-        assert a.objective == pytest.approx(0.5 * b.objective, rel=1e-12)
+    assert_runs_as_kmeans(ours, data, params, REG, objective_factor=0.5)

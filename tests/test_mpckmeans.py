@@ -13,6 +13,8 @@ from pairlab import Constraints, Dataset, Registry, Run
 from pairlab.constraint_generators import random_pairs
 from pairlab.testing import make_check_dataset
 
+from .helpers import assert_runs_as_kmeans
+
 REG = Registry(external=False)
 
 
@@ -118,14 +120,7 @@ def test_pck_means_without_links_is_kmeans_and_scikit_learn():
     start = data.X[[0, 30, 59]].copy()
     params = {"n_clusters": 3, "means_init": start}
     ours = Run("pck-means", data, None, params, registry=REG)
-    ours.run()
-    plain = Run("kmeans", data, None, params, registry=REG)
-    plain.run()
-    assert ours.n_iter == plain.n_iter
-    for a, b in zip(ours.history, plain.history, strict=True):
-        assert np.array_equal(a.labels, b.labels)
-        np.testing.assert_array_equal(a.model["centers"], b.model["centers"])
-        assert a.objective == pytest.approx(0.5 * b.objective, rel=1e-12)
+    assert_runs_as_kmeans(ours, data, params, REG, objective_factor=0.5)
     sk = SkKMeans(3, init=start, n_init=1, algorithm="lloyd", tol=0).fit(data.X)
     final = ours.state
     # our last state's labels are those of its centres; scikit-learn's labels_ follow its last update
