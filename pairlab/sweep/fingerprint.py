@@ -18,12 +18,9 @@ __all__ = ["code_fingerprint"]
 
 @functools.cache
 def _package_digest(top: str) -> str:
-    module = sys.modules.get(top)
+    module = sys.modules.get(top)  # always imported: its algorithm, data set or recipe is loaded
     if module is None:
-        try:
-            module = __import__(top)
-        except Exception:  # a module that cannot be imported again (made at run time)
-            return "unknown"
+        return "unknown"
     paths = getattr(module, "__path__", None)
     if paths:  # a package: every Python file below it
         roots = [Path(p) for p in paths]
