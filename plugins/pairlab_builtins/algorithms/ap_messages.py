@@ -463,7 +463,8 @@ class Nearest:
 
     def __init__(self) -> None:
         self.mask: np.ndarray | None = None
-        self.near = self.value = np.empty(0, dtype=np.int64)
+        self.near = np.empty(0, dtype=np.int64)     # each row's exemplar column
+        self.value = np.empty(0)                     # S at that column
         self.finite: bool | None = None
 
     def __call__(self, S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None) -> np.ndarray:
