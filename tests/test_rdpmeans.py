@@ -7,6 +7,7 @@ import functools
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from pairlab_builtins.algorithms import rdpmeans as R
 from pairlab_builtins.algorithms import rdpmeans_passes as P
 
@@ -144,38 +145,6 @@ def test_push_and_pull_sweeps_agree_on_larger_problems():
     assert modes == {"push", "pull"}  # the cost model used both on this run
 
 
-@pytest.mark.parametrize("window", [1, 3, 16])
-def test_windowed_sweep_matches_literal_algorithm_1_with_small_windows(monkeypatch, window):
-    """Exact weights: windows of visits decided together, corrected for earlier moves in the window."""
-    monkeypatch.setattr(P, "WINDOW", window)
-    monkeypatch.setattr(P, "MIN_WINDOW", window)
-    for seed in range(3):
-        X, y = blobs(seed, n=60)
-        cons = random_pairs(y, 40, 40, np.random.default_rng(seed))
-        params = {"lambda_": 4.0, "xi0": 0.5, "xi_rate": 2.0, "xi2": 0.5}
-        run = Run("rdpmeans", Dataset(X), cons, params, seed=seed)
-        run.algorithm._force_mode = "push"
-        assert run.algorithm.links.exact
-        ref = reference(X, cons, 4.0, 6, seed, 0.5, 2.0, xi2=0.5)
-        for (z, centers, _), state in zip(ref, (run.step() for _ in range(6)), strict=True):
-            np.testing.assert_array_equal(state.labels, z)
-            np.testing.assert_allclose(state.model["centers"], centers, rtol=1e-12, atol=1e-12)
-
-
-def _record_windows(monkeypatch):
-    """Wrap the window settling to record (window length, end, rounds) of every window."""
-    seen = []
-    settle = P._settle_window
-
-    def recording(W, *args):
-        target, end, rounds, lists = settle(W, *args)
-        seen.append((W.size, end, rounds))
-        return target, end, rounds, lists
-
-    monkeypatch.setattr(P, "_settle_window", recording)
-    return seen
-
-
 HEAVY = {"k": 10, "xi0": 0.5}
 
 
@@ -190,45 +159,70 @@ def _heavy_problem():
     return X, cons, reference(X, cons, lam, 8, 0, 0.5, 2.0)
 
 
-@pytest.mark.parametrize(("window", "min_window"), [(2, 2), (16, 4), (64, 16), (4096, 2048)])
-def test_window_settling_matches_literal_algorithm_1_on_heavy_passes(monkeypatch, window, min_window):
-    """Windows settled by the fixpoint iteration (several rounds, windows cut where a cluster
-    opens, lengths adapting) give Algorithm 1's assignments on passes where many points move,
-    and the same states, bit for bit, as the point-by-point push sweep."""
-    monkeypatch.setattr(P, "WINDOW", window)
-    monkeypatch.setattr(P, "MIN_WINDOW", min_window)
-    seen = _record_windows(monkeypatch)
+@pytest.mark.parametrize("mode", ["push", "pull"])
+def test_integer_and_float_link_scores_match_literal_algorithm_1_on_heavy_passes(mode):
+    """Link scores kept as int16 steps or as floats give Algorithm 1's assignments on passes
+    where many points move, and the same states, bit for bit."""
     X, cons, ref = _heavy_problem()
     runs = []
-    for exact in (True, False):
+    for as_float in (False, True):
         run = Run("rdpmeans", Dataset(X), cons, HEAVY, seed=0)
-        run.algorithm._force_mode = "push"
-        assert run.algorithm.links.exact
-        run.algorithm.links = dataclasses.replace(run.algorithm.links, exact=exact)
+        run.algorithm._force_mode = mode
+        links = run.algorithm.links
+        assert links.exact and links.unit == 1.0 and links.steps.dtype == np.int16
+        if as_float:
+            run.algorithm.links = dataclasses.replace(links, steps=links.data)
         runs.append([run.step() for _ in range(8)])
     for (z, centers, _), a, b in zip(ref, *runs, strict=True):
         np.testing.assert_array_equal(a.labels, z)
         np.testing.assert_allclose(a.model["centers"], centers, rtol=1e-12, atol=1e-12)
-        assert a.equals(b)
+        assert a.equals(b) and a.objective == b.objective
     moves = [s.extras["n_changed"] for s in runs[0]]
     assert moves[0] > 300 and max(moves[1:]) > 40  # heavy passes
-    assert max(rounds for _, _, rounds in seen) >= min(3, window)  # chains of dependent moves
-    assert sum(end < size for size, end, _ in seen) >= 5  # windows cut where a cluster opens
 
 
-def test_windowed_and_one_at_a_time_push_sweeps_agree():
-    """The window sweep (exact weights) and the point-by-point sweep give identical states."""
-    X, y = blobs(2, n=400, k=5, spread=6.0, std=1.5)
-    cons = random_pairs(y, 800, 2000, np.random.default_rng(2))
-    runs = []
-    for exact in (True, False):
-        run = Run("rdpmeans", Dataset(X), cons, {"k": 5}, seed=2)
-        run.algorithm._force_mode = "push"
-        run.algorithm.links = dataclasses.replace(run.algorithm.links, exact=exact)
-        runs.append([run.step() for _ in range(12)])
-    assert sum(s.extras["n_changed"] for s in runs[0][1:]) > 50
-    for a, b in zip(*runs, strict=True):
-        assert a.equals(b)
+def test_link_weights_as_integer_steps():
+    """Weights that are multiples of a power of two become integer steps in the smallest type
+    that holds every row's sum; others stay floats."""
+    def links(ml, cl, n, confidence=None, xi1=1.0, xi2=1.0):
+        cons = Constraints(np.array(ml).reshape(-1, 2), np.array(cl).reshape(-1, 2), n_samples=n,
+                           confidence=confidence)
+        return P.Links.build(cons, xi1, xi2)
+
+    unit = links([[0, 1]], [[1, 2]], 3)
+    assert (unit.unit, unit.steps.dtype, unit.steps.tolist()) == (1.0, np.int16, [1, 1, -1, -1])
+    half = links([[0, 1]], [[1, 2]], 3, xi2=0.5)
+    assert half.unit == 0.5 and half.steps.dtype == np.int16
+    np.testing.assert_array_equal(half.steps * half.unit, half.data)
+    odd = links([[0, 1]], [[1, 2]], 3, confidence=np.array([0.3, 1.0]))
+    assert not odd.exact and odd.unit == 1.0 and odd.steps is odd.data
+    n = 40_000  # a star: point 0 has 39,999 unit links, beyond int16
+    star = links(np.column_stack([np.zeros(n - 1, int), np.arange(1, n)]), [], n)
+    assert star.steps.dtype == np.int32
+    labels = np.arange(n) % 3
+    np.testing.assert_array_equal(star.step_scores(labels, 3), star.scores(labels, 3))
+
+
+def test_link_scores_match_scipy_and_moves_update_them():
+    """scores / step_scores add each row in CSR order, as scipy's toarray; moved_scores from the
+    scores of earlier labels equals the scores afresh; labels out of range are refused."""
+    rng = np.random.default_rng(4)
+    _, y = blobs(4, n=300, k=4)
+    cons = random_pairs(y, 400, 400, rng)
+    conf = Constraints(cons.must_link, cons.cannot_link, n_samples=300,
+                       confidence=rng.uniform(0.1, 1.0, 800))
+    for c in (cons, conf):
+        links = P.Links.build(c, 1.0, 0.5)
+        before, after = rng.integers(4, size=300), rng.integers(6, size=300)
+        after[:200] = before[:200]
+        M = links.matrix.tocsr()
+        expected = sp.csr_matrix((M.data, after[M.indices], M.indptr), shape=(300, 6)).toarray()
+        np.testing.assert_array_equal(links.scores(after, 6), expected)
+        np.testing.assert_array_equal(links.step_scores(after, 6) * links.unit, expected)
+        moved = links.moved_scores(links.step_scores(before, 4), before, after, 6)
+        np.testing.assert_array_equal(moved, links.step_scores(after, 6))
+        with pytest.raises(ValueError, match=r"\[0, 4\)"):
+            links.scores(after, 4)
 
 
 def test_trace_mode_reproduces_the_passes():

@@ -184,12 +184,13 @@ class RDPMeans(Algorithm):
         return None
 
     def _scores(self, labels: np.ndarray, n_clusters: int) -> np.ndarray | None:
-        """Link scores H for ``labels``, from the last two states' cache or computed afresh."""
+        """Link scores H for ``labels``, from the last two states' cache or computed afresh:
+        in multiples of ``links.unit`` (:meth:`Links.step_scores`)."""
         if self.links is None:
             return None
         H = self._cached_scores(labels)
         if H is None:
-            H = self.links.scores(np.asarray(labels), n_clusters)
+            H = self.links.step_scores(np.asarray(labels), n_clusters)
             self._remember(labels, H)
         return H
 
@@ -204,7 +205,7 @@ class RDPMeans(Algorithm):
         penalty = self.lambda_value * n_nonempty
         link = 0.0
         if H is not None and xi != 0.0:
-            link = -xi * 0.5 * float(H[np.arange(labels.size), labels].sum()) + 0.0  # no -0.0
+            link = -xi * 0.5 * self.links.within(H, labels) + 0.0  # no -0.0
         return div + penalty + link, {"divergence": div, "penalty": penalty, "links": link}
 
     def _state(self, iteration: int, labels: np.ndarray, centers: np.ndarray, objective: float,
@@ -251,8 +252,8 @@ class RDPMeans(Algorithm):
         if H is not None and xi != 0.0:
             mode, minima = self._choose_mode(state, table, K0, xi)
             if mode == "push":  # the sweep updates its own copy of H
-                scores = np.zeros((cap, n))
-                scores[:K0] = H.T
+                scores = np.zeros((n, cap), dtype=self.links.steps.dtype)
+                scores[:, :K0] = self.links.as_steps(H)
         cbuf = np.zeros((cap, centers.shape[1]))
         cbuf[:K0] = centers
         return PassContext(number, xi, mode, self.rng.permutation(n), 0, np.asarray(state.labels),
@@ -261,19 +262,21 @@ class RDPMeans(Algorithm):
     def _choose_mode(self, state: State, table: np.ndarray, K: int, xi: float
                      ) -> tuple[str, tuple[np.ndarray, ...] | None]:
         """Push or pull for this pass, from the moves of the previous pass (all points before the
-        first) and the number of points links can sway; either gives the same assignments."""
+        first: the estimate of this pass's) and the number of points links can sway; either gives
+        the same assignments."""
         if self._force_mode is not None:
             return self._force_mode, None
         n = table.shape[0]
         moves = int(state.extras.get("n_changed", n)) if state.extras.get("pass", 0) else n
-        push = push_cost(n, moves, self.links.n_entries / n, self.links.exact)
+        degree = self.links.n_entries / n
+        push = push_cost(moves, degree)
         # a point links cannot sway has its smallest D more than xi W_i below lambda (or as far
         # above, where it opens a cluster: rare), so points with xi W_i >= lambda are uncertain
         swayable = int(np.count_nonzero(xi * self.links.weight_sums >= self.lambda_value))
-        if push < pull_cost(max(n // 20, swayable)):
+        if push < pull_cost(n, K, swayable, moves, degree):
             return "push", None
         minima = certain_points(table, K, self.lambda_value, xi * self.links.weight_sums)
-        if pull_cost(n - int(minima[3].sum())) < push:
+        if pull_cost(n, K, n - int(minima[3].sum()), moves, degree) < push:
             return "pull", minima
         return "push", None
 
@@ -300,9 +303,9 @@ class RDPMeans(Algorithm):
         sweep(ctx, stop, self.lambda_value, self.geometry, self.links)
         K = ctx.n_clusters
         labels, start = ctx.labels, ctx.start_labels
-        H = None
-        if ctx.scores is not None and self.links.exact:  # kept up to date by the push sweep
-            H = ctx.scores[:K].T
+        H, kept = None, ctx.scores is not None and self.links.exact  # kept by the push sweep
+        if kept:
+            H = ctx.scores[:, :K]
         elif ctx.start_scores is not None:
             H = self.links.moved_scores(ctx.start_scores, start, labels, K)
         counts = np.bincount(labels, minlength=K)
@@ -320,8 +323,8 @@ class RDPMeans(Algorithm):
         new_labels = remap[labels]
         onehot = sp.csr_matrix((np.ones(n), (new_labels, np.arange(n))), shape=(int(keep.sum()), n))
         centers = (onehot @ self.geometry.Y) / counts[keep][:, None]
-        if H is not None:
-            H = np.ascontiguousarray(H[:, keep])
+        if H is not None and not keep.all():
+            H = H[:, keep]
         n_changed = int((labels != start).sum())
         unchanged = int(state.extras.get("unchanged_passes", 0)) + 1 if n_changed == 0 else 0
         if n_changed == 0 and np.array_equal(new_labels, state.labels):

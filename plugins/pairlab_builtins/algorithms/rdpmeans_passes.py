@@ -1,5 +1,5 @@
 """The passes of RDP-means' Algorithm 1 (Khashabi et al. 2015, section 4.3): divergences, the
-lambda heuristics, link scores, and the push / window / pull sweeps with their cost model.
+lambda heuristics, link scores, and the push / pull sweeps with their cost model.
 
 Every sweep makes the choices of the literal point-by-point Algorithm 1 (tests compare them); they
 differ only in how the link terms -xi1 f_ki + xi2 s_ik are kept up to date.
@@ -7,7 +7,6 @@ differ only in how the link terms -xi1 f_ki + xi2 s_ik are kept up to date.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,15 +23,12 @@ LAMBDA_HEURISTICS = ("farthest_first", "kth_mean_distance")
 XI_MAX = 1e150
 #: Largest n * K the score tables may hold (two float64 tables of this size: 256 MiB).
 TABLE_LIMIT = 1 << 24
-#: Stale rows among this many upcoming visits are refreshed together (push sweeps).
-BLOCK = 256
-#: Visits decided together by a push sweep with exact link weights (:func:`sweep_windows`): the
-#: first window's length, the shortest window, and the settling rounds after which the next window
-#: is twice as long (<= ROUNDS_LOW) or half as long (>= ROUNDS_HIGH).
-WINDOW = 4096
-MIN_WINDOW = 2048
-ROUNDS_LOW = 2
-ROUNDS_HIGH = 4
+
+
+def _kernels():
+    """The compiled loops (imported on first use: numba costs a third of a second to import)."""
+    from . import rdpmeans_kernels
+    return rdpmeans_kernels
 
 
 # -- divergences ------------------------------------------------------------------------------
@@ -138,6 +134,11 @@ class Links:
     weight_sums: np.ndarray  # W_i = sum_j |w_ij|: xi * W_i bounds how far links move a row
     exact: bool  # every partial sum of weights is exact, so update order cannot matter
     indptr_list: list[int] = field(repr=False, compare=False)  # indptr for per-point lookups
+    # for the compiled sweeps: 32-bit partner indices, and the weights as ``steps`` of ``unit``
+    # (see :func:`_integer_steps`)
+    indices32: np.ndarray = field(repr=False, compare=False)
+    unit: float = field(repr=False, compare=False)
+    steps: np.ndarray = field(repr=False, compare=False)
 
     @classmethod
     def build(cls, constraints: Constraints, scale_ml: float, scale_cl: float) -> Links | None:
@@ -158,45 +159,89 @@ class Links:
         weight_sums = np.bincount(rows, np.abs(A.data), minlength=n)
         scaled = A.data * 4096.0  # multiples of 2**-12 below 2**40 add up exactly in any order
         exact = bool(np.all(scaled == np.round(scaled)) and np.abs(scaled).sum() < 2.0**52)
-        return cls(A, indptr, A.indices.astype(np.intp), A.data, weight_sums, exact, indptr.tolist())
+        unit, steps = _integer_steps(A.data, weight_sums) if exact else (1.0, A.data)
+        return cls(A, indptr, A.indices.astype(np.intp), A.data, weight_sums, exact,
+                   indptr.tolist(), A.indices.astype(np.int32), unit, steps)
 
     @property
     def n_entries(self) -> int:
         return int(self.data.size)
 
     def scores(self, labels: np.ndarray, n_clusters: int) -> np.ndarray:
-        """H[i, k] = sum of i's link weights to points with label k, shape (n, K)."""
-        n = self.indptr.size - 1
-        small = self.indices.size < 2**31 - 1  # 32-bit indices spare scipy a conversion
-        itype = np.int32 if small else np.int64
-        cols = labels.astype(itype, copy=False)[self.indices]
-        indptr = self.indptr.astype(itype) if small else self.indptr
-        M = sp.csr_matrix((self.data, cols, indptr), shape=(n, n_clusters))
-        return M.toarray()  # adds up each row's entries in CSR order
+        """H[i, k] = sum of i's link weights to points with label k, shape (n, K); each row's
+        entries added in CSR order."""
+        labels = _checked_labels(labels, n_clusters)
+        out = np.zeros((self.indptr.size - 1, n_clusters))
+        _kernels().row_scores(self.indptr, self.indices32, self.data, labels, out)
+        return out
+
+    def step_scores(self, labels: np.ndarray, n_clusters: int) -> np.ndarray:
+        """H / unit in the type of ``steps``, as the push sweep keeps it (:meth:`scores` when the
+        weights are not integer steps)."""
+        labels = _checked_labels(labels, n_clusters)
+        out = np.zeros((self.indptr.size - 1, n_clusters), dtype=self.steps.dtype)
+        _kernels().row_scores(self.indptr, self.indices32, self.steps, labels, out)
+        return out
+
+    def as_steps(self, H: np.ndarray) -> np.ndarray:
+        """Link scores in multiples of ``unit``, in the type of ``steps``; H itself when it
+        already is."""
+        if H.dtype == self.steps.dtype:
+            return H
+        return (H / self.unit).astype(self.steps.dtype)  # exact: H holds multiples of unit
+
+    def within(self, H: np.ndarray, labels: np.ndarray) -> float:
+        """sum_i H[i, labels[i]] (each within-cluster link twice) from :meth:`scores` or
+        :meth:`step_scores`: the same float either way, since integer steps make every partial
+        sum exact."""
+        total = H[np.arange(labels.size), labels].sum()
+        return float(total) if H.dtype.kind == "f" else float(total) * self.unit
 
     def moved_scores(self, H: np.ndarray | None, before: np.ndarray, after: np.ndarray,
                      n_clusters: int) -> np.ndarray:
-        """Scores for labels ``after``, updated from the scores ``H`` for ``before`` when that is
-        exact and cheaper (H may have fewer columns), else computed afresh."""
+        """:meth:`step_scores` for labels ``after``, updated from those for ``before`` (``H``,
+        perhaps with fewer columns) when that is exact and cheaper, else computed afresh."""
         if H is None or not self.exact:
-            return self.scores(after, n_clusters)
+            return self.step_scores(after, n_clusters)
+        before = _checked_labels(before, H.shape[1])
+        after = _checked_labels(after, n_clusters)
         moved = np.flatnonzero(before != after)
-        starts, stops = self.indptr[moved], self.indptr[moved + 1]
-        deg = stops - starts
-        total = int(deg.sum())
-        if 2 * total > self.data.size:
-            return self.scores(after, n_clusters)
-        n = H.shape[0]
-        out = np.zeros((n, n_clusters))
-        out[:, :H.shape[1]] = H
-        if total == 0:
-            return out
-        # A is symmetric: the partners' change is A[:, moved] @ (onehot(after) - onehot(before))
-        step = np.zeros((moved.size, n_clusters))
-        step[np.arange(moved.size), after[moved]] = 1.0
-        step[np.arange(moved.size), before[moved]] = -1.0
-        out += self.matrix[moved].T @ step
+        if 2 * int((self.indptr[moved + 1] - self.indptr[moved]).sum()) > self.data.size:
+            return self.step_scores(after, n_clusters)
+        out = np.zeros((H.shape[0], n_clusters), dtype=self.steps.dtype)
+        out[:, :H.shape[1]] = self.as_steps(H)
+        _kernels().apply_moves(moved, before, after, self.indptr, self.indices32, self.steps, out)
         return out
+
+
+def _checked_labels(labels: np.ndarray, n_clusters: int) -> np.ndarray:
+    """``labels`` as int64, each in [0, n_clusters) (the compiled loops do not check indices)."""
+    labels = np.asarray(labels, dtype=np.int64)
+    if labels.size and not (0 <= labels.min() and labels.max() < n_clusters):
+        raise ValueError(f"labels must lie in [0, {n_clusters}) for {n_clusters} score columns")
+    return labels
+
+
+def _integer_steps(data: np.ndarray, weight_sums: np.ndarray) -> tuple[float, np.ndarray]:
+    """The weights as integer ``steps`` of a power of two ``unit`` (at least 2**-12), in the
+    smallest integer type that holds every row's sum of |steps|, or (1.0, data) when they are not.
+
+    Link scores kept as integers (int16 for up to 32,767 unit links a point) are the same exact
+    values as float sums, in a table an eighth or a quarter the size: the push sweep's updates
+    land at random rows, and a smaller table keeps them in cache.
+    """
+    for m in range(13):
+        unit = 2.0**-m
+        q = data / unit
+        if np.all(q == np.round(q)):
+            break
+    else:
+        return 1.0, data
+    bound = float(weight_sums.max(initial=0.0)) / unit
+    for dtype in (np.int16, np.int32):
+        if bound <= np.iinfo(dtype).max:
+            return unit, q.astype(dtype)
+    return 1.0, data
 
 
 # -- one pass of Algorithm 1 ------------------------------------------------------------------
@@ -204,9 +249,11 @@ class Links:
 class PassContext:
     """Everything a pass needs; a pass can stop after any point and resume (``trace_every``).
 
-    ``table`` holds D. ``mode`` says how links enter. "push": ``scores`` holds H at the current
-    labels, updated at a moving point's partners. "pull": a point whose decision links could
-    change (see :func:`certain_points`) counts its link scores when it is visited.
+    ``table`` holds D. ``mode`` says how links enter. "push": ``scores`` holds H / ``Links.unit``
+    at the current labels, (n, capacity) like ``table``, in the type of ``Links.steps``, updated
+    at a moving point's partners. "pull": a point
+    whose decision links could change (see :func:`certain_points`) counts its link scores when it
+    is visited.
     """
 
     number: int                # 1 for the first pass
@@ -215,13 +262,13 @@ class PassContext:
     order: np.ndarray          # the random visiting order
     position: int              # next index into ``order``
     start_labels: np.ndarray   # labels when the pass began (numbering of the previous state)
-    start_scores: np.ndarray | None  # link scores H for start_labels (n, K0), if known
+    start_scores: np.ndarray | None  # Links.step_scores for start_labels (n, K0), if known
     labels: np.ndarray         # current labels (int64, raw cluster ids)
     centers: np.ndarray        # (capacity, d); the first ``n_clusters`` rows are in use
     n_clusters: int
     table: np.ndarray          # (n, capacity); +inf in unused columns
     minima: tuple[np.ndarray, ...] | None = None  # certain_points(...) if already computed
-    scores: np.ndarray | None = None  # push with links: H at ``labels``, transposed (capacity, n)
+    scores: np.ndarray | None = None  # push with links: H / unit at ``labels``, (n, capacity)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -255,8 +302,8 @@ def _ensure_capacity(ctx: PassContext, needed: int) -> None:
     centers[:cap] = ctx.centers
     ctx.table, ctx.centers = table, centers
     if ctx.scores is not None:
-        scores = np.zeros((new_cap, n))
-        scores[:cap] = ctx.scores
+        scores = np.zeros((n, new_cap), dtype=ctx.scores.dtype)
+        scores[:, :cap] = ctx.scores
         ctx.scores = scores
 
 
@@ -271,13 +318,8 @@ def _open_cluster(ctx: PassContext, i: int, geometry: Geometry) -> np.ndarray:
     return column
 
 
-def _lower_rows(best: list, bestval: list, column: np.ndarray, k: int) -> tuple[list, list]:
-    """Row minima after column k was added: strictly smaller values win (argmin's tie rule)."""
-    b, v = np.array(best), np.array(bestval)
-    lower = column < v
-    b[lower] = k
-    v[lower] = column[lower]
-    return b.tolist(), v.tolist()
+_NO_SCORES = np.zeros((1, 1))
+_NO_LINKS = (np.zeros(1, dtype=np.intp), np.zeros(0, dtype=np.int32), np.zeros(0))
 
 
 def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
@@ -285,223 +327,24 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
     """Visit ``ctx.order[ctx.position:stop]`` one point at a time (Algorithm 1's inner loop).
 
     Point i goes to argmin_k G[i, k], G = D - xi * H, when that value is < lambda, else to a new
-    cluster centred on it. ``ctx.table`` holds D and ``ctx.scores`` H (None without links).
-    Moving point i from a to b changes H only at i's partners, in columns a and b (two sparse
-    updates of the link weights themselves, exact when ``links.exact``), and marks their rows
-    stale. Row minima of G are kept for every point: all at once when the sweep starts, for all
-    rows when a cluster opens (its H column is 0: it is empty), and, when a stale point comes up,
-    for it and the stale points among the next ``BLOCK`` visits in one vectorised argmin (a row
-    touched again before its visit is stale again). Every choice is argmin's, with its
-    first-index tie rule, on the row D[i] - xi * H[i] as it is at the visit. With exact link
-    weights the same choices come faster from :func:`sweep_windows`.
+    cluster centred on it. ``ctx.table`` holds D and ``ctx.scores`` H / ``links.unit`` (None
+    without links or with xi = 0). Moving point i from a to b changes H only at i's partners, in
+    columns a and b, so a visit costs O(K) and a move O(i's links)
+    (:func:`.rdpmeans_kernels.push_visits`).
     """
-    if ctx.scores is not None and links.exact:
-        sweep_windows(ctx, stop, lam, geometry, links)
-        return
-    n = ctx.labels.size
-    table, H = ctx.table, ctx.scores
-    K = ctx.n_clusters
-    xi = ctx.xi
-
-    def rows_of(points):  # G at ``points`` (an index array or slice), columns :K
-        rows = table[points, :K]
-        return rows if H is None else rows - xi * H[:K, points].T
-
-    G = rows_of(slice(None))
-    best_np = G.argmin(axis=1)
-    best, bestval = best_np.tolist(), G[np.arange(n), best_np].tolist()
-    stale_buf = bytearray(n)  # stale_buf[i] == 1: row i changed since its minimum was taken
-    stale = np.frombuffer(stale_buf, dtype=bool)
-    labels = ctx.labels.tolist()
-    if H is not None:
-        indptr, indices, data = links.indptr_list, links.indices, links.data
-    order = ctx.order[ctx.position:stop]
-    for pos, i in enumerate(order.tolist()):
-        if stale_buf[i]:
-            block = order[pos:pos + BLOCK]
-            block = block[stale[block]]
-            rows = rows_of(block)
-            arg = rows.argmin(axis=1)
-            for j, b, v in zip(block.tolist(), arg.tolist(),
-                               rows[np.arange(block.size), arg].tolist(), strict=True):
-                best[j] = b
-                bestval[j] = v
-            stale[block] = False
-        k, value = best[i], bestval[i]
-        if not value < lam:
-            k = K
-            column = _open_cluster(ctx, i, geometry)
-            table, H = ctx.table, ctx.scores
-            K += 1
-            best, bestval = _lower_rows(best, bestval, column, k)
-        a = labels[i]
-        if k != a:
-            labels[i] = k
-            if H is not None:
-                s, e = indptr[i], indptr[i + 1]
-                if s != e:
-                    nb = indices[s:e]
-                    w = data[s:e]
-                    col = H[a]
-                    col[nb] -= w
-                    col = H[k]
-                    col[nb] += w
-                    stale[nb] = True
-    ctx.labels[:] = labels
-    ctx.position = stop
-
-
-def sweep_windows(ctx: PassContext, stop: int, lam: float, geometry: Geometry, links: Links) -> None:
-    """:func:`sweep_push` for exact link weights (``links.exact``): a window of visits at a time.
-
-    With exact weights every H[i, k] is an exact sum whatever the order of the updates, so the
-    row point i has at its visit, D[i] - xi * H[i], can be computed before the visit: it is the
-    row at the window's start plus the weights of i's partners that move earlier in the window.
-    A window is the next visits (``WINDOW`` at first; twice as many after a window settled in at
-    most ``ROUNDS_LOW`` rounds, half as many, at least ``MIN_WINDOW``, after one that needed
-    ``ROUNDS_HIGH`` or more), cut before the first point that would open a cluster (which is then
-    handled on its own). Its visits are settled by :func:`_settle_window`; the moves it confirms
-    are applied to H together and the next window starts after them. The
-    arithmetic of each row is the sequential loop's, so the choices are identical; the Python
-    work follows the number of windows and of settling rounds, not of visits or moves.
-    """
-    n = ctx.labels.size
-    K = ctx.n_clusters
-    xi = ctx.xi
-    labels = ctx.labels
-    order = ctx.order
-    rank = np.empty(n, dtype=np.intp)  # rank[i]: position of point i in the visiting order
-    rank[order] = np.arange(n)
-    pos = ctx.position
-    size = WINDOW
+    visits = _kernels().push_visits
+    linked = ctx.scores is not None
+    unit = links.unit if linked else 1.0
+    indptr, indices, steps = (links.indptr, links.indices32, links.steps) if linked else _NO_LINKS
+    pos, forced = ctx.position, -1
     while pos < stop:
-        W = order[pos:min(pos + size, stop)]
-        D = ctx.table[W, :K]
-        Hk = np.take(ctx.scores[:K], W, axis=1)  # (K, m), C order: H of the window's rows now
-        frm = labels[W]
-        choice = _choices(D - xi * Hk.T, lam)
-        opens = np.flatnonzero(choice < 0)
-        if opens.size and opens[0] == 0:  # Algorithm 1: C <- C u {x_i}
-            i = int(W[0])
-            _open_cluster(ctx, i, geometry)
-            _move(ctx, links, i, int(labels[i]), K)
-            K += 1
-            pos += 1
-            continue
-        end = int(opens[0]) if opens.size else W.size
-        target, end, rounds, lists = _settle_window(W, D, Hk, frm, choice, end, pos, rank, xi,
-                                                    lam, links)
-        if rounds <= ROUNDS_LOW and end == W.size:  # few dependent moves: try a longer window
-            size = min(2 * size, n)
-        elif rounds >= ROUNDS_HIGH:
-            size = max(size // 2, MIN_WINDOW)
-        movers = np.flatnonzero(target >= 0)
-        if movers.size:
-            flat = ctx.scores.ravel()
-            for to, fr, partners, weights in _mover_lists(lists, target, frm, n):
-                np.add.at(flat, to + partners, weights)
-                np.subtract.at(flat, fr + partners, weights)
-            labels[W[movers]] = target[movers]
-        pos += end
+        H = ctx.scores if linked else _NO_SCORES
+        pos = visits(ctx.order, pos, stop, ctx.table, ctx.n_clusters, ctx.xi, lam, ctx.labels,
+                     H, unit, indptr, indices, steps, linked, forced)
+        if pos < stop:  # Algorithm 1: C <- C u {x_i}; the loop resumes with x_i in it
+            forced = ctx.n_clusters
+            _open_cluster(ctx, int(ctx.order[pos]), geometry)
     ctx.position = stop
-
-
-def _settle_window(W: np.ndarray, D: np.ndarray, Hk: np.ndarray, frm: np.ndarray,
-                   choice: np.ndarray, end: int, pos: int, rank: np.ndarray, xi: float,
-                   lam: float, links: Links) -> tuple[np.ndarray, int, int, list]:
-    """Algorithm 1's choices for the visits ``W[:end]`` of a window, by a fixpoint iteration.
-
-    ``choice`` holds every visit's choice from the rows at the window's start (D - xi * Hk.T;
-    Hk is (K, m) and is updated in place). The choice at visit p depends only on the moves of
-    earlier visits that are p's partners, so iterate: propagate the moves that changed since the
-    last round (move to the new target, undo the old one) to the rows of later partners in the
-    window, and choose again for those rows only. When no move changes, every visit's row holds
-    exactly the earlier visits' moves, i.e. the sequential rows, so its choice is Algorithm 1's
-    (the argument is induction along the window; it needs at most one round per visit, and a
-    few when chains of dependent moves are short). A visit that would open a cluster moves the
-    window's end before it. Returns the target of each visit (-1: stays), the end, the number
-    of rounds, and each round's partner lists (for :func:`_mover_lists`).
-    """
-    m = W.size
-    flat = Hk.ravel()
-    target = np.where(choice != frm, choice, -1)
-    target[end:] = -1
-    done = np.full(m, -1)  # the target whose weights are in Hk
-    changed = np.flatnonzero(target >= 0)
-    last = np.full(m, -1)  # the round in which each visit's target last changed
-    lists = []
-    while changed.size:
-        last[changed] = len(lists)
-        rows = links.matrix[W[changed]]
-        sizes = np.diff(rows.indptr)
-        lists.append((changed, rows, sizes, last))
-        at = rank[rows.indices] - pos  # the partners' positions in the window
-        src = np.repeat(changed, sizes)
-        hit = np.flatnonzero((at > src) & (at < end))
-        if hit.size:
-            t, w, src = at[hit], rows.data[hit], src[hit]
-            f, new, old = frm[src] * m + t, target[src], done[src]
-            for sign, cols in ((1.0, new), (-1.0, old)):  # move to the new target, undo the old
-                sel = cols >= 0
-                if sel.all():
-                    np.add.at(flat, cols * m + t, sign * w)
-                    np.subtract.at(flat, f, sign * w)
-                elif sel.any():
-                    np.add.at(flat, cols[sel] * m + t[sel], sign * w[sel])
-                    np.subtract.at(flat, f[sel], sign * w[sel])
-        done[changed] = target[changed]
-        if not hit.size:
-            break
-        mask = np.zeros(m, dtype=bool)
-        mask[t] = True
-        rows_at = np.flatnonzero(mask)  # the rows that changed, window positions ascending
-        again = _choices(D[rows_at] - xi * Hk[:, rows_at].T, lam)
-        choice[rows_at] = again
-        opens = rows_at[again < 0]
-        if opens.size and opens[0] < end:
-            end = int(opens[0])
-        target[rows_at] = np.where(again != frm[rows_at], again, -1)
-        target[end:] = -1
-        changed = np.flatnonzero(target[:end] != done[:end])
-    target[end:] = -1
-    return target, end, len(lists), lists
-
-
-def _mover_lists(lists: list, target: np.ndarray, frm: np.ndarray, n: int):
-    """For the window's confirmed moves, (to, from, partners, weights) per settling round: the
-    flat indices ``to + partners`` / ``from + partners`` into H (capacity, n) and the weights.
-    Each mover's partner list is taken from the round in which its target last changed, so
-    every move is applied once, with the lists already gathered."""
-    for r, (changed, rows, sizes, last) in enumerate(lists):
-        keep = (last[changed] == r) & (target[changed] >= 0)
-        if not keep.any():
-            continue
-        points = changed[keep]
-        if keep.all():
-            partners, weights = rows.indices, rows.data
-        else:
-            entries = np.repeat(keep, sizes)
-            partners, weights = rows.indices[entries], rows.data[entries]
-        yield (np.repeat(target[points] * n, sizes[keep]), np.repeat(frm[points] * n, sizes[keep]),
-               partners, weights)
-
-
-def _choices(rows: np.ndarray, lam: float) -> np.ndarray:
-    """Algorithm 1's choice for each row of G: argmin (first index on ties) if its value is
-    < lambda, else -1 (open a cluster)."""
-    arg = rows.argmin(axis=1)
-    return np.where(rows[np.arange(arg.size), arg] < lam, arg, -1)
-
-
-def _move(ctx: PassContext, links: Links, i: int, a: int, k: int) -> None:
-    """Move point i from cluster a to k: H changes at i's partners, in columns a and k."""
-    ctx.labels[i] = k
-    s, e = links.indptr_list[i], links.indptr_list[i + 1]
-    nb, w = links.indices[s:e], links.data[s:e]
-    col = ctx.scores[a]
-    col[nb] -= w
-    col = ctx.scores[k]
-    col[nb] += w
 
 
 def certain_points(table: np.ndarray, K: int, lam: float, bound: np.ndarray
@@ -528,63 +371,47 @@ def _certain(bestval: np.ndarray, second: np.ndarray, lam: float, bound: np.ndar
 def sweep_pull(ctx: PassContext, stop: int, lam: float, geometry: Geometry, links: Links) -> None:
     """The same visits as :func:`sweep_push` with ``ctx.table`` holding D only.
 
-    A point that links cannot sway (:func:`certain_points`) takes its row minimum; any other adds
-    -xi times its link scores, counted from its partners' current labels, to its D row. Nothing
-    is propagated when a point moves, which makes this the cheaper loop when points move a lot
-    and xi is small (the early passes).
+    A point that links cannot sway (:func:`certain_points`) takes its row minimum; any other
+    counts its link scores from its partners' current labels at its visit
+    (:func:`.rdpmeans_kernels.pull_visits`). Nothing is propagated when a point moves, which makes
+    this the cheaper loop when many points move and few can be swayed (the early passes).
     """
-    labels_np = ctx.labels
-    K = ctx.n_clusters
+    visits = _kernels().pull_visits
     xi = ctx.xi
     bound = xi * links.weight_sums
     if ctx.minima is None:
-        ctx.minima = certain_points(ctx.table, K, lam, bound)
-    best_np, bestval_np, second_np, certain_np = ctx.minima
+        ctx.minima = certain_points(ctx.table, ctx.n_clusters, lam, bound)
+    best, bestval, second, certain = ctx.minima
     ctx.minima = None
-    best, bestval, certain = best_np.tolist(), bestval_np.tolist(), certain_np.tolist()
-    labels = labels_np.tolist()
-    indptr = links.indptr.tolist()
-    indices, data = links.indices, links.data
-    table = ctx.table
-    for i in ctx.order[ctx.position:stop].tolist():
-        if certain[i]:
-            k, value = best[i], bestval[i]
-        else:
-            row = table[i, :K]
-            s, e = indptr[i], indptr[i + 1]
-            if s != e:
-                row = row - xi * np.bincount(labels_np[indices[s:e]], data[s:e], minlength=K)
-            k = int(row.argmin())
-            value = row[k]
-        if not value < lam:
-            k = K
+    pos = ctx.position
+    while pos < stop:
+        scratch = np.empty(ctx.n_clusters)
+        pos = visits(ctx.order, pos, stop, ctx.table, ctx.n_clusters, xi, lam, ctx.labels,
+                     best, bestval, certain, links.indptr, links.indices32, links.data, scratch)
+        if pos < stop:  # Algorithm 1: C <- C u {x_i}; every row's minimum may change
+            i = int(ctx.order[pos])
+            k = ctx.n_clusters
             column = _open_cluster(ctx, i, geometry)
-            table = ctx.table
-            K += 1
-            lower = column < bestval_np
-            second_np = np.where(lower, bestval_np, np.minimum(second_np, column))
-            best_np[lower] = k
-            bestval_np[lower] = column[lower]
-            certain_np = _certain(bestval_np, second_np, lam, bound)
-            best, bestval, certain = best_np.tolist(), bestval_np.tolist(), certain_np.tolist()
-        if k != labels[i]:
-            labels[i] = k
-            labels_np[i] = k
+            lower = column < bestval
+            second = np.where(lower, bestval, np.minimum(second, column))
+            best[lower] = k
+            bestval[lower] = column[lower]
+            certain = _certain(bestval, second, lam, bound)
+            ctx.labels[i] = k
+            pos += 1
     ctx.position = stop
 
 
-def push_cost(n: int, moves: int, mean_degree: float, exact: bool = False) -> float:
-    """Rough cost (microseconds) of a push sweep beyond a DP-means sweep. Exact weights
-    (:func:`sweep_windows`): vectorised work per link of a moving point, and per window.
-    Otherwise the updates at a moving point's partners, one at a time, and the block refreshes
-    of the stale rows they leave."""
-    if exact:
-        return 0.03 * moves * mean_degree + 50.0 * n / WINDOW
-    stale_visits = 0.5 * n * -math.expm1(-moves * mean_degree / max(n, 1))
-    return 5.0 * moves + 15.0 * min(stale_visits, n / BLOCK)
+def push_cost(moves: int, mean_degree: float) -> float:
+    """Rough cost (microseconds) of a push sweep beyond a DP-means sweep: two updates per link of
+    a moving point, at random rows."""
+    return 0.01 * moves * mean_degree
 
 
-def pull_cost(n_uncertain: int) -> float:
-    """Rough cost (microseconds) of a pull sweep beyond a DP-means sweep: link scores counted for
-    every point links could sway."""
-    return 3.5 * n_uncertain
+def pull_cost(n: int, n_clusters: int, n_uncertain: int, moves: int, mean_degree: float) -> float:
+    """Rough cost (microseconds) of a pull sweep beyond a DP-means sweep: the two smallest
+    distances of every row (:func:`certain_points`), link scores counted for every point links
+    could sway, and the scores for the next pass (the moves' updates, or all links row by row
+    when that is cheaper)."""
+    ends = min(0.01 * moves * mean_degree, 0.0025 * n * mean_degree)
+    return 0.01 * n * n_clusters + 0.005 * n_uncertain * mean_degree + ends

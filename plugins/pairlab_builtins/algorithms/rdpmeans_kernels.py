@@ -1,0 +1,124 @@
+"""Compiled inner loops of RDP-means' passes (Algorithm 1 of Khashabi et al. 2015, section 4.3).
+
+Both loops visit ``order[start:stop]`` one point at a time, exactly as the printed algorithm does,
+and stop early at the first point whose every cost is >= lambda: opening a cluster (a new column
+of the distance table, perhaps a larger table) is left to the caller, which then resumes the loop
+at that point with ``forced`` (push) or after it (pull). Every value is computed with the same
+floating-point operations as numpy's ``table[i, :K] - xi * h`` and ``argmin`` (first index on
+ties), without fast-math, so the choices do not depend on which loop ran.
+
+Compiled with numba on first use (``cache=True`` keeps the machine code across processes).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def push_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: int, xi: float,
+                lam: float, labels: np.ndarray, H: np.ndarray, unit: float, indptr: np.ndarray,
+                indices: np.ndarray, steps: np.ndarray, linked: bool, forced: int) -> int:
+    """Visit points with the link scores kept up to date ("push").
+
+    ``H`` (n, capacity) holds the scores in multiples of ``unit`` (integers, or floats with
+    unit 1), so the score is H[i, k] * unit, exactly. Point i takes
+    argmin_k table[i, k] - xi * score[i, k] over k < K. When it moves from a to k, each partner
+    j's H[j, a] loses and H[j, k] gains the link's ``steps`` entry. ``forced`` >= 0 sends the
+    first visit to that cluster (just opened for it). Without ``linked`` H and the CSR arrays are
+    unused. Returns the position of the first point that must open a cluster, or ``stop``.
+    """
+    for p in range(start, stop):
+        i = order[p]
+        if p == start and forced >= 0:
+            k = forced
+        else:
+            k = 0
+            best = table[i, 0] - xi * (H[i, 0] * unit) if linked else table[i, 0]
+            for c in range(1, K):
+                v = table[i, c] - xi * (H[i, c] * unit) if linked else table[i, c]
+                if v < best:
+                    k = c
+                    best = v
+            if not best < lam:
+                return p
+        a = labels[i]
+        if k != a:
+            labels[i] = k
+            if linked:
+                for e in range(indptr[i], indptr[i + 1]):
+                    j = indices[e]
+                    w = steps[e]
+                    H[j, a] -= w
+                    H[j, k] += w
+    return stop
+
+
+@numba.njit(cache=True)
+def pull_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: int, xi: float,
+                lam: float, labels: np.ndarray, best: np.ndarray, bestval: np.ndarray,
+                certain: np.ndarray, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                scratch: np.ndarray) -> int:
+    """Visit points, counting link scores at the visit ("pull").
+
+    A point that links cannot sway (``certain``) takes its row minimum ``best`` / ``bestval``;
+    any other counts its partners' weights per cluster in CSR order (as ``np.bincount`` does)
+    and takes argmin_k table[i, k] - xi * count_k. ``scratch`` holds at least K floats.
+    Returns the position of the first point that must open a cluster, or ``stop``.
+    """
+    for p in range(start, stop):
+        i = order[p]
+        if certain[i]:
+            k = best[i]
+            value = bestval[i]
+        else:
+            s, e = indptr[i], indptr[i + 1]
+            if s != e:
+                for c in range(K):
+                    scratch[c] = 0.0
+                for t in range(s, e):
+                    scratch[labels[indices[t]]] += data[t]
+                k = 0
+                value = table[i, 0] - xi * scratch[0]
+                for c in range(1, K):
+                    v = table[i, c] - xi * scratch[c]
+                    if v < value:
+                        k = c
+                        value = v
+            else:
+                k = 0
+                value = table[i, 0]
+                for c in range(1, K):
+                    if table[i, c] < value:
+                        k = c
+                        value = table[i, c]
+        if not value < lam:
+            return p
+        labels[i] = k
+    return stop
+
+
+@numba.njit(cache=True)
+def row_scores(indptr: np.ndarray, indices: np.ndarray, weights: np.ndarray, labels: np.ndarray,
+               out: np.ndarray) -> None:
+    """out[i, labels[j]] += w_ij over each row's entries in CSR order (scipy's ``toarray`` of the
+    same sparse matrix adds them in this order too)."""
+    for i in range(out.shape[0]):
+        for e in range(indptr[i], indptr[i + 1]):
+            out[i, labels[indices[e]]] += weights[e]
+
+
+@numba.njit(cache=True)
+def apply_moves(moved: np.ndarray, before: np.ndarray, after: np.ndarray, indptr: np.ndarray,
+                indices: np.ndarray, steps: np.ndarray, H: np.ndarray) -> None:
+    """The push sweep's updates for points ``moved`` from ``before`` to ``after``, all at once."""
+    for t in range(moved.size):
+        i = moved[t]
+        a = before[i]
+        k = after[i]
+        for e in range(indptr[i], indptr[i + 1]):
+            j = indices[e]
+            w = steps[e]
+            H[j, a] -= w
+            H[j, k] += w
