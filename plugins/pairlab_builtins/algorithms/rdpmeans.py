@@ -34,13 +34,14 @@ Choices made here (see docs/algorithms/rdpmeans.md):
   where links dominate every distance).
 
 Speed: Algorithm 1 keeps the centres fixed during a pass, so a pass starts from a table of
-D(x_i, mu_k) (n x K, vectorised) and visiting a point needs one row. The links (a scipy CSR matrix,
-never a dense n x n one) enter in one of two ways that make the same choices: ``push`` keeps the
-link scores H (each point's link weight into each cluster) and updates two columns at a moving
-point's partners; ``pull`` decides the points links cannot sway from D alone and counts the links
-of the others at their visit. With exact weights (``Links.exact``) a push pass decides windows of
-visits at once (:func:`~.rdpmeans_passes.sweep_windows`). A cost model picks push or pull per pass; H is
-carried from pass to pass. The passes and divergences are in :mod:`.rdpmeans_passes`.
+D(x_i, mu_k) (n x K, vectorised) and visiting a point needs one row. The visits themselves run in
+compiled loops (:mod:`.rdpmeans_kernels`, numba), one point at a time exactly as printed. The links
+(a scipy CSR matrix, never a dense n x n one) enter in one of two ways that make the same choices:
+``push`` keeps the link scores H (each point's link weight into each cluster; as integer steps
+when the weights allow, see ``Links.steps``) and updates two columns at a moving point's partners;
+``pull`` decides the points links cannot sway from D alone and counts the links of the others at
+their visit. A cost model picks push or pull per pass; H is carried from pass to pass. The passes
+and divergences are in :mod:`.rdpmeans_passes`.
 """
 
 from __future__ import annotations
@@ -261,22 +262,26 @@ class RDPMeans(Algorithm):
 
     def _choose_mode(self, state: State, table: np.ndarray, K: int, xi: float
                      ) -> tuple[str, tuple[np.ndarray, ...] | None]:
-        """Push or pull for this pass, from the moves of the previous pass (all points before the
-        first: the estimate of this pass's) and the number of points links can sway; either gives
-        the same assignments."""
+        """Push or pull for this pass, from an estimate of its moves (every point in the first
+        pass; the previous pass's; when those were many, the points whose nearest centre is not
+        their cluster's) and the number of points links can sway; either gives the same
+        assignments."""
         if self._force_mode is not None:
             return self._force_mode, None
         n = table.shape[0]
-        moves = int(state.extras.get("n_changed", n)) if state.extras.get("pass", 0) else n
+        first = not state.extras.get("pass", 0)
+        moves = n if first else int(state.extras.get("n_changed", n))
         degree = self.links.n_entries / n
-        push = push_cost(moves, degree)
+        bound = xi * self.links.weight_sums
         # a point links cannot sway has its smallest D more than xi W_i below lambda (or as far
         # above, where it opens a cluster: rare), so points with xi W_i >= lambda are uncertain
-        swayable = int(np.count_nonzero(xi * self.links.weight_sums >= self.lambda_value))
-        if push < pull_cost(n, K, swayable, moves, degree):
+        swayable = int(np.count_nonzero(bound >= self.lambda_value))
+        if 4 * moves <= n and push_cost(moves, degree) < pull_cost(n, K, swayable, moves, degree):
             return "push", None
-        minima = certain_points(table, K, self.lambda_value, xi * self.links.weight_sums)
-        if pull_cost(n, K, n - int(minima[3].sum()), moves, degree) < push:
+        minima = certain_points(table, K, self.lambda_value, bound)
+        if not first:  # many moved last pass: this pass's estimate, the nearest centres changed
+            moves = int(np.count_nonzero(minima[0] != state.labels))
+        if pull_cost(n, K, n - int(minima[3].sum()), moves, degree) < push_cost(moves, degree):
             return "pull", minima
         return "push", None
 

@@ -122,3 +122,25 @@ def apply_moves(moved: np.ndarray, before: np.ndarray, after: np.ndarray, indptr
             w = steps[e]
             H[j, a] -= w
             H[j, k] += w
+
+
+@numba.njit(cache=True)
+def row_minima(table: np.ndarray, K: int, best: np.ndarray, bestval: np.ndarray,
+               second: np.ndarray) -> None:
+    """Per row of table[:, :K]: the first arg min, the minimum and the second smallest value
+    (equal to the minimum on a tie; +inf with one column), as argmin and np.partition give."""
+    for i in range(table.shape[0]):
+        b = 0
+        v = table[i, 0]
+        s = np.inf
+        for c in range(1, K):
+            x = table[i, c]
+            if x < v:
+                s = v
+                v = x
+                b = c
+            elif x < s:
+                s = x
+        best[i] = b
+        bestval[i] = v
+        second[i] = s

@@ -356,10 +356,9 @@ def certain_points(table: np.ndarray, K: int, lam: float, bound: np.ndarray
     apart and the smallest is more than ``bound`` away from lambda, point i's choice is the one
     without links. A relative slack of 1e-9 keeps rounding on the safe side.
     """
-    sub = table[:, :K]
-    best = sub.argmin(axis=1)
-    bestval = sub[np.arange(sub.shape[0]), best]
-    second = np.partition(sub, 1, axis=1)[:, 1] if K > 1 else np.full(sub.shape[0], np.inf)
+    n = table.shape[0]
+    best, bestval, second = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n)
+    _kernels().row_minima(table, K, best, bestval, second)
     return best, bestval, second, _certain(bestval, second, lam, bound)
 
 
@@ -414,4 +413,4 @@ def pull_cost(n: int, n_clusters: int, n_uncertain: int, moves: int, mean_degree
     could sway, and the scores for the next pass (the moves' updates, or all links row by row
     when that is cheaper)."""
     ends = min(0.01 * moves * mean_degree, 0.0025 * n * mean_degree)
-    return 0.01 * n * n_clusters + 0.005 * n_uncertain * mean_degree + ends
+    return 0.001 * n * n_clusters + 0.005 * n_uncertain * mean_degree + ends
