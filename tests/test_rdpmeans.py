@@ -200,11 +200,12 @@ def test_link_weights_as_integer_steps():
     star = links(np.column_stack([np.zeros(n - 1, int), np.arange(1, n)]), [], n)
     assert star.steps.dtype == np.int32
     labels = np.arange(n) % 3
-    np.testing.assert_array_equal(star.step_scores(labels, 3), star.scores(labels, 3))
+    np.testing.assert_array_equal(star.step_scores(labels, 3).T, star.scores(labels, 3))
 
 
 def test_link_scores_match_scipy_and_moves_update_them():
-    """scores / step_scores add each row in CSR order, as scipy's toarray; moved_scores from the
+    """scores / step_scores (cluster-major) add each row in CSR order, as scipy's toarray;
+    moved_scores from the
     scores of earlier labels equals the scores afresh; labels out of range are refused."""
     rng = np.random.default_rng(4)
     _, y = blobs(4, n=300, k=4)
@@ -218,7 +219,7 @@ def test_link_scores_match_scipy_and_moves_update_them():
         M = links.matrix.tocsr()
         expected = sp.csr_matrix((M.data, after[M.indices], M.indptr), shape=(300, 6)).toarray()
         np.testing.assert_array_equal(links.scores(after, 6), expected)
-        np.testing.assert_array_equal(links.step_scores(after, 6) * links.unit, expected)
+        np.testing.assert_array_equal(links.step_scores(after, 6).T * links.unit, expected)
         moved = links.moved_scores(links.step_scores(before, 4), before, after, 6)
         np.testing.assert_array_equal(moved, links.step_scores(after, 6))
         with pytest.raises(ValueError, match=r"\[0, 4\)"):

@@ -185,8 +185,8 @@ class RDPMeans(Algorithm):
         return None
 
     def _scores(self, labels: np.ndarray, n_clusters: int) -> np.ndarray | None:
-        """Link scores H for ``labels``, from the last two states' cache or computed afresh:
-        in multiples of ``links.unit`` (:meth:`Links.step_scores`)."""
+        """Link scores for ``labels`` as :meth:`Links.step_scores` gives them, (K, n), from the
+        last two states' cache or computed afresh."""
         if self.links is None:
             return None
         H = self._cached_scores(labels)
@@ -253,8 +253,8 @@ class RDPMeans(Algorithm):
         if H is not None and xi != 0.0:
             mode, minima = self._choose_mode(state, table, K0, xi)
             if mode == "push":  # the sweep updates its own copy of H
-                scores = np.zeros((n, cap), dtype=self.links.steps.dtype)
-                scores[:, :K0] = self.links.as_steps(H)
+                scores = np.zeros((cap, n), dtype=self.links.steps.dtype)
+                scores[:K0] = H
         cbuf = np.zeros((cap, centers.shape[1]))
         cbuf[:K0] = centers
         return PassContext(number, xi, mode, self.rng.permutation(n), 0, np.asarray(state.labels),
@@ -310,7 +310,7 @@ class RDPMeans(Algorithm):
         labels, start = ctx.labels, ctx.start_labels
         H, kept = None, ctx.scores is not None and self.links.exact  # kept by the push sweep
         if kept:
-            H = ctx.scores[:, :K]
+            H = ctx.scores[:K]
         elif ctx.start_scores is not None:
             H = self.links.moved_scores(ctx.start_scores, start, labels, K)
         counts = np.bincount(labels, minlength=K)
@@ -329,7 +329,7 @@ class RDPMeans(Algorithm):
         onehot = sp.csr_matrix((np.ones(n), (new_labels, np.arange(n))), shape=(int(keep.sum()), n))
         centers = (onehot @ self.geometry.Y) / counts[keep][:, None]
         if H is not None and not keep.all():
-            H = H[:, keep]
+            H = H[keep]
         n_changed = int((labels != start).sum())
         unchanged = int(state.extras.get("unchanged_passes", 0)) + 1 if n_changed == 0 else 0
         if n_changed == 0 and np.array_equal(new_labels, state.labels):

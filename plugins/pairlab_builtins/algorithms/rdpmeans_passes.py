@@ -172,44 +172,36 @@ class Links:
         entries added in CSR order."""
         labels = _checked_labels(labels, n_clusters)
         out = np.zeros((self.indptr.size - 1, n_clusters))
-        _kernels().row_scores(self.indptr, self.indices32, self.data, labels, out)
+        _kernels().row_scores(self.indptr, self.indices32, self.data, labels, out, False)
         return out
 
     def step_scores(self, labels: np.ndarray, n_clusters: int) -> np.ndarray:
-        """H / unit in the type of ``steps``, as the push sweep keeps it (:meth:`scores` when the
-        weights are not integer steps)."""
+        """The link scores as the push sweep keeps them: S[k, i] = H[i, k] / unit, shape (K, n),
+        in the type of ``steps`` (with float weights, unit 1: the transpose of :meth:`scores`)."""
         labels = _checked_labels(labels, n_clusters)
-        out = np.zeros((self.indptr.size - 1, n_clusters), dtype=self.steps.dtype)
-        _kernels().row_scores(self.indptr, self.indices32, self.steps, labels, out)
+        out = np.zeros((n_clusters, self.indptr.size - 1), dtype=self.steps.dtype)
+        _kernels().row_scores(self.indptr, self.indices32, self.steps, labels, out, True)
         return out
 
-    def as_steps(self, H: np.ndarray) -> np.ndarray:
-        """Link scores in multiples of ``unit``, in the type of ``steps``; H itself when it
-        already is."""
-        if H.dtype == self.steps.dtype:
-            return H
-        return (H / self.unit).astype(self.steps.dtype)  # exact: H holds multiples of unit
+    def within(self, S: np.ndarray, labels: np.ndarray) -> float:
+        """sum_i H[i, labels[i]] (each within-cluster link twice) from :meth:`step_scores`; the
+        same float as from :meth:`scores`, since integer steps make every partial sum exact."""
+        total = S[labels, np.arange(labels.size)].sum()
+        return float(total) if S.dtype.kind == "f" else float(total) * self.unit
 
-    def within(self, H: np.ndarray, labels: np.ndarray) -> float:
-        """sum_i H[i, labels[i]] (each within-cluster link twice) from :meth:`scores` or
-        :meth:`step_scores`: the same float either way, since integer steps make every partial
-        sum exact."""
-        total = H[np.arange(labels.size), labels].sum()
-        return float(total) if H.dtype.kind == "f" else float(total) * self.unit
-
-    def moved_scores(self, H: np.ndarray | None, before: np.ndarray, after: np.ndarray,
+    def moved_scores(self, S: np.ndarray | None, before: np.ndarray, after: np.ndarray,
                      n_clusters: int) -> np.ndarray:
-        """:meth:`step_scores` for labels ``after``, updated from those for ``before`` (``H``,
-        perhaps with fewer columns) when that is exact and cheaper, else computed afresh."""
-        if H is None or not self.exact:
+        """:meth:`step_scores` for labels ``after``, updated from those for ``before`` (``S``,
+        perhaps with fewer rows) when that is exact and cheaper, else computed afresh."""
+        if S is None or not self.exact:
             return self.step_scores(after, n_clusters)
-        before = _checked_labels(before, H.shape[1])
+        before = _checked_labels(before, S.shape[0])
         after = _checked_labels(after, n_clusters)
         moved = np.flatnonzero(before != after)
         if 2 * int((self.indptr[moved + 1] - self.indptr[moved]).sum()) > self.data.size:
             return self.step_scores(after, n_clusters)
-        out = np.zeros((H.shape[0], n_clusters), dtype=self.steps.dtype)
-        out[:, :H.shape[1]] = self.as_steps(H)
+        out = np.zeros((n_clusters, S.shape[1]), dtype=self.steps.dtype)
+        out[:S.shape[0]] = S
         _kernels().apply_moves(moved, before, after, self.indptr, self.indices32, self.steps, out)
         return out
 
@@ -249,9 +241,9 @@ def _integer_steps(data: np.ndarray, weight_sums: np.ndarray) -> tuple[float, np
 class PassContext:
     """Everything a pass needs; a pass can stop after any point and resume (``trace_every``).
 
-    ``table`` holds D. ``mode`` says how links enter. "push": ``scores`` holds H / ``Links.unit``
-    at the current labels, (n, capacity) like ``table``, in the type of ``Links.steps``, updated
-    at a moving point's partners. "pull": a point
+    ``table`` holds D. ``mode`` says how links enter. "push": ``scores`` holds the link scores at
+    the current labels as :meth:`Links.step_scores` does, (capacity, n), updated at a moving point's
+    partners. "pull": a point
     whose decision links could change (see :func:`certain_points`) counts its link scores when it
     is visited.
     """
@@ -268,7 +260,7 @@ class PassContext:
     n_clusters: int
     table: np.ndarray          # (n, capacity); +inf in unused columns
     minima: tuple[np.ndarray, ...] | None = None  # certain_points(...) if already computed
-    scores: np.ndarray | None = None  # push with links: H / unit at ``labels``, (n, capacity)
+    scores: np.ndarray | None = None  # push with links: step scores at ``labels``, (capacity, n)
 
     def snapshot(self) -> dict[str, Any]:
         return {
@@ -302,8 +294,8 @@ def _ensure_capacity(ctx: PassContext, needed: int) -> None:
     centers[:cap] = ctx.centers
     ctx.table, ctx.centers = table, centers
     if ctx.scores is not None:
-        scores = np.zeros((n, new_cap), dtype=ctx.scores.dtype)
-        scores[:, :cap] = ctx.scores
+        scores = np.zeros((new_cap, n), dtype=ctx.scores.dtype)
+        scores[:cap] = ctx.scores
         ctx.scores = scores
 
 
@@ -327,7 +319,7 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
     """Visit ``ctx.order[ctx.position:stop]`` one point at a time (Algorithm 1's inner loop).
 
     Point i goes to argmin_k G[i, k], G = D - xi * H, when that value is < lambda, else to a new
-    cluster centred on it. ``ctx.table`` holds D and ``ctx.scores`` H / ``links.unit`` (None
+    cluster centred on it. ``ctx.table`` holds D and ``ctx.scores`` H as step scores (None
     without links or with xi = 0). Moving point i from a to b changes H only at i's partners, in
     columns a and b, so a visit costs O(K) and a move O(i's links)
     (:func:`.rdpmeans_kernels.push_visits`).
