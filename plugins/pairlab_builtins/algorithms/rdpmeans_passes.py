@@ -219,7 +219,7 @@ def _integer_steps(data: np.ndarray, weight_sums: np.ndarray) -> tuple[float, np
     smallest integer type that holds every row's sum of |steps|, or (1.0, data) when they are not.
 
     Link scores kept as integers (int16 for up to 32,767 unit links a point) are the same exact
-    values as float sums, in a table an eighth or a quarter the size: the push sweep's updates
+    values as float sums, in a table a quarter or half the size: the push sweep's updates
     land at random rows, and a smaller table keeps them in cache.
     """
     for m in range(13):
