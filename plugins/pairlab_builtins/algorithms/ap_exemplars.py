@@ -24,7 +24,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _argmax(x: np.ndarray) -> int:
     """numpy's arg max of x (the first largest; the first NaN)."""
     top = x[0]
@@ -40,7 +40,7 @@ def _argmax(x: np.ndarray) -> int:
     return best
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _argmax_at(row: np.ndarray, cols: np.ndarray) -> int:
     """Position q of numpy's arg max of row[cols] (the first largest; the first NaN)."""
     top = row[cols[0]]
@@ -57,7 +57,7 @@ def _argmax_at(row: np.ndarray, cols: np.ndarray) -> int:
     return best
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _argmax_in_order(row: np.ndarray, cols: np.ndarray, positions: np.ndarray, best: int,
                      top: float) -> int:
     """numpy's arg max of row[cols] over ``positions`` (visited in any order), started from the
@@ -105,7 +105,7 @@ def top_columns(S: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     return cols, vals
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _listed_argmax(top_c: np.ndarray, top_v: np.ndarray, at: np.ndarray) -> int:
     """numpy's arg max over positions q of the columns j with at[j] = q >= 0 (smallest q on
     equal values) when a row's list (:func:`top_columns`) settles it, else -1."""
@@ -200,20 +200,28 @@ def refined_exemplars(S: np.ndarray, cols: np.ndarray, top_c: np.ndarray,
             for t in range(members.size):
                 acc[t] += row[members[t]]
         refined[q] = members[_argmax(acc)]
-    moved = np.flatnonzero(refined != cols)
+    stays = refined == cols
     c = np.empty(n, dtype=np.int64)
-    if moved.size == 0:                # the same exemplars: the same assignment
+    if stays.all():                    # the same exemplars: the same assignment
         for i in range(n):
             c[i] = cols[lab[i]]
         return c
-    for q in cols:
-        at[q] = -1
+    for j in cols:                     # at: column -> position in refined
+        at[j] = -1
     for q in range(k):
         at[refined[q]] = q
-    # the refined exemplars (all, and the moved ones) in increasing index, with their clusters
-    by_index = np.argsort(refined)
-    moved_by_index = moved[np.argsort(refined[moved])]
-    stays = refined == cols
+    # the positions of the refined exemplars (all, and the moved ones) in increasing column
+    by_index = np.empty(k, dtype=np.int64)
+    moved_by_index = np.empty(k - stays.sum(), dtype=np.int64)
+    t = u = 0
+    for j in range(n):
+        q = at[j]
+        if q >= 0:
+            by_index[t] = q
+            t += 1
+            if not stays[q]:
+                moved_by_index[u] = q
+                u += 1
     for i in range(n):
         best = _listed_argmax(top_c[i], top_v[i], at)
         if best < 0:
