@@ -7,7 +7,8 @@ j, folded into the modified similarity s_hat of eq. 24; exemplar identification 
 similarity of eq. 6. Notation follows the paper: ``A`` holds alpha, ``R`` rho, ``S`` the
 similarity s(i, j) with the preferences on its diagonal. Messages live in dense arrays (A, R and
 S_hat are (n, n); gamma is (2|C|, n) and omega (2|M|, n), one row per ordered pair), so memory is
-O(n^2 + n(|C| + |M|)), and every update is a handful of whole-array numpy operations.
+O(n^2 + n(|C| + |M|)), and every update is a handful of whole-array numpy operations; the
+exemplar rules are compiled loops (:mod:`.ap_exemplars`, imported at the first exemplars).
 :mod:`.ap_sparse` runs the same updates on the edges of a sparse graph (``n_neighbors``) behind the
 same engine interface.
 """
