@@ -120,3 +120,17 @@ def assert_runs_as_kmeans(ours, data, params, registry, objective_factor=1.0) ->
         assert np.array_equal(a.labels, b.labels)
         np.testing.assert_array_equal(a.model["centers"], b.model["centers"])
         assert a.objective == pytest.approx(objective_factor * b.objective, rel=1e-12)
+
+
+def sklearn_refine(S, mask):
+    """scikit-learn's exemplar refinement, loop for loop, on the self-exemplars ``mask`` (the
+    reference for affinity propagation's ``refine`` rule)."""
+    ex = np.flatnonzero(mask)
+    c = np.argmax(S[:, ex], axis=1)
+    c[ex] = np.arange(ex.size)
+    for k in range(ex.size):
+        ii = np.flatnonzero(c == k)
+        ex[k] = ii[np.argmax(np.sum(S[ii[:, np.newaxis], ii], axis=0))]
+    c = np.argmax(S[:, ex], axis=1)
+    c[ex] = np.arange(ex.size)
+    return ex[c]

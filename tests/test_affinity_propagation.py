@@ -10,6 +10,8 @@ from sklearn.cluster import AffinityPropagation as SkAffinityPropagation
 from pairlab import Constraints, Dataset, Run, get_registry, make_estimator
 from pairlab.testing import check_algorithm
 
+from .helpers import sklearn_refine
+
 
 def sklearn_fit(X, **kw):
     with warnings.catch_warnings():
@@ -74,25 +76,10 @@ def test_every_iteration_equals_sklearn_on_its_own_similarity(seed):
         np.testing.assert_array_equal(np.searchsorted(np.unique(ex), ex), sk.labels_)
 
 
-def sklearn_refine(S, mask):
-    """scikit-learn's exemplar refinement, loop for loop, on the self-exemplars ``mask``."""
-    ex = np.flatnonzero(mask)
-    c = np.argmax(S[:, ex], axis=1)
-    c[ex] = np.arange(ex.size)
-    for k in range(ex.size):
-        ii = np.flatnonzero(c == k)
-        ex[k] = ii[np.argmax(np.sum(S[ii[:, np.newaxis], ii], axis=0))]
-    c = np.argmax(S[:, ex], axis=1)
-    c[ex] = np.arange(ex.size)
-    return ex[c]
-
-
 @pytest.mark.parametrize("seed", range(3))
 def test_refine_is_sklearns_loop_bit_for_bit(seed):
-    """The vectorised refinement (pair sums for small clusters, row sums for clusters of more
-    than n / 3 points, only the moved exemplars gathered again) picks exactly what the loop
-    picks, with many clusters and few, on real-valued similarities and on integer ones full of
-    ties."""
+    """The compiled refinement (:mod:`.ap_exemplars`) picks exactly what the loop picks, with many
+    clusters and few, on real-valued similarities and on integer ones full of ties."""
     rng = np.random.default_rng(seed)
     for trial in range(40):
         n = int(rng.integers(2, 120))
@@ -106,47 +93,6 @@ def test_refine_is_sklearns_loop_bit_for_bit(seed):
         buf = np.empty((n, n)) if trial % 2 else None
         want = sklearn_refine(S, mask)
         np.testing.assert_array_equal(mod.identify_exemplars(S, S, S, mask, "refine", buf), want)
-
-
-
-@pytest.mark.parametrize("seed", range(2))
-def test_patched_first_assignment_is_the_gathered_one(seed, monkeypatch):
-    """The first assignment patched from the previous self-exemplar set (Nearest) is the first
-    arg max over all the set's columns, ties included, along random walks of sets; and refine
-    with it (and kept medoids) is still scikit-learn's loop."""
-    monkeypatch.setattr(mod, "_SMALL_GATHER", 0)     # patch whatever the size
-    gather, gathered = mod._nearest, []
-    monkeypatch.setattr(mod, "_nearest", lambda *a: gathered.append(1) or gather(*a))
-    rng = np.random.default_rng(seed)
-    calls = 0
-    for trial in range(24):
-        n = int(rng.integers(2, 90))
-        if trial % 3 == 0:
-            S = rng.integers(-3, 1, size=(n, n)).astype(float)          # ties everywhere
-        elif trial % 3 == 1:                                            # duplicated points
-            X = np.repeat(rng.normal(size=(n // 3 + 1, 2)), 3, axis=0)[:n]
-            S = -mod.squared_distances(X)
-        else:
-            S = -mod.squared_distances(rng.normal(size=(n, 2)))
-        if trial % 8 == 7:
-            S[rng.random((n, n)) < 0.2] = -np.inf                       # not patched
-        nearest, kept, medoids = mod.Nearest(), mod.Nearest(), mod.Medoids(limit=256 * n)
-        mask = rng.random(n) < rng.choice([0.05, 0.2, 0.5])
-        for step in range(12):
-            flip = rng.random(n) < (0.2 if step % 4 == 3 else 0.02)
-            flip[rng.integers(n)] = True
-            mask = mask ^ flip
-            mask[rng.integers(n)] = True
-            cols = np.flatnonzero(mask)
-            got = kept(S, cols, None)
-            calls += 2 if np.isfinite(S).all() else 1
-            np.testing.assert_array_equal(got, gather(S, cols))   # as unpatched, even with -inf
-            if np.isfinite(S).all():
-                np.testing.assert_array_equal(got, cols[np.argmax(S[:, cols], axis=1)])
-                np.testing.assert_array_equal(
-                    mod.identify_exemplars(S, S, S, mask, "refine", None, medoids, nearest),
-                    sklearn_refine(S, mask))
-    assert calls - len(gathered) > 100                # most calls were patched
 
 
 def test_kept_clusterings_are_the_ones_computed_afresh():

@@ -7,7 +7,8 @@ j, folded into the modified similarity s_hat of eq. 24; exemplar identification 
 similarity of eq. 6. Notation follows the paper: ``A`` holds alpha, ``R`` rho, ``S`` the
 similarity s(i, j) with the preferences on its diagonal. Messages live in dense arrays (A, R and
 S_hat are (n, n); gamma is (2|C|, n) and omega (2|M|, n), one row per ordered pair), so memory is
-O(n^2 + n(|C| + |M|)), and every update is a handful of whole-array numpy operations.
+O(n^2 + n(|C| + |M|)), and every update is a handful of whole-array numpy operations; the
+exemplar rules are compiled loops (:mod:`.ap_exemplars`, imported at the first exemplars).
 :mod:`.ap_sparse` runs the same updates on the edges of a sparse graph (``n_neighbors``) behind the
 same engine interface.
 """
@@ -26,6 +27,8 @@ from pairlab.errors import InvalidInputError
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
 _CACHED_MASKS = 16  # refine clusterings kept (masks recur while a run settles)
+_TOP_COLUMNS = 32   # most similar columns of each row kept for refine, from n = _TOP_MIN_N on:
+_TOP_MIN_N = 1000   # below, S (8 n^2 bytes) stays in cache and reading it is cheaper than the lists
 
 
 # -- links ----------------------------------------------------------------------------------------
@@ -210,6 +213,7 @@ class Engine:
     def _forget(self) -> None:
         """Drop what was kept for the previous similarity."""
         self._kept: dict[bytes, Clustering] = {}   # refine clusterings by self-exemplar mask
+        self._top: tuple[np.ndarray, np.ndarray] | None = None   # most similar columns of S
         self._net: tuple[bytes, tuple[float, int, int]] | None = None
 
     def reset(self) -> None:
@@ -316,8 +320,6 @@ class MessageEngine(Engine):
         self.S_support = S[self.support]
         self.S_hat = S.copy() if self.constrained else S
         self._forget()
-        self._medoids = Medoids(limit=256 * self.n)   # keys of about 32 partitions
-        self._nearest = Nearest()
         self.reset()
 
     def _link_messages(self) -> None:
@@ -345,11 +347,14 @@ class MessageEngine(Engine):
         return (self.A.flat[:: n + 1] + self.R.flat[:: n + 1]) > 0
 
     def _identify(self, mask: np.ndarray, rule: str) -> np.ndarray:
-        # S_hat is fixed without links, so refined exemplars of clusters can be kept
-        if self.constrained:
-            return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp)
-        return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp,
-                                  self._medoids, self._nearest)
+        # without links S_hat is fixed: each row's most similar columns are found once
+        top = None
+        if rule == "refine" and not self.constrained and self.n >= _TOP_MIN_N and mask.any():
+            if self._top is None:
+                from .ap_exemplars import top_columns
+                self._top = top_columns(self.S_hat, _TOP_COLUMNS)
+            top = self._top
+        return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp, top)
 
     def _net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
         return net_similarity(self.S, exemplars, self.ml, self.cl)
@@ -373,32 +378,9 @@ def _best_candidates(A: np.ndarray, R: np.ndarray, buf: np.ndarray | None = None
     return c
 
 
-def _argmax_over(cols: np.ndarray, M: np.ndarray, M2: np.ndarray | None = None,
-                 buf: np.ndarray | None = None) -> np.ndarray:
-    """For every row, the column of ``cols`` (sorted) where M (+ M2) is largest; first on ties.
-
-    Few columns: gather them. Many: mask the others with -inf in one contiguous pass.
-    """
-    m = M.shape[1]
-    if cols.size * 4 <= m:
-        sub = M[:, cols] if M2 is None else M[:, cols] + M2[:, cols]
-        return cols[np.argmax(sub, axis=1)]
-    if M2 is not None:
-        buf = np.add(M, M2, out=buf)
-    elif buf is None:
-        buf = M.copy()
-    else:
-        np.copyto(buf, M)
-    mask = np.full(m, -np.inf)
-    mask[cols] = 0.0
-    buf += mask
-    return np.argmax(buf, axis=1)
-
-
 def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: np.ndarray,
                        rule: str = "paper", buf: np.ndarray | None = None,
-                       medoids: Medoids | None = None, nearest: Nearest | None = None
-                       ) -> np.ndarray:
+                       top: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """The exemplar of every point, shape (n,).
 
     ``rule="paper"`` (end of section 3): the exemplars are the self-exemplars
@@ -406,208 +388,24 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
     each k in Psi is its own exemplar. ``rule="refine"`` (Frey & Dueck's reference code, also
     scikit-learn): i picks arg max_{k in Psi} s(i, k); each cluster's exemplar is then moved to
     the member with the largest summed similarity from the other members, and points are
-    assigned again. With Psi empty both fall back to :func:`_best_candidates`. ``buf`` is an
-    optional (n, n) scratch array; ``medoids`` keeps refined exemplars of clusters and
-    ``nearest`` the last first assignment, for later calls on the same S (see :class:`Medoids`,
-    :class:`Nearest`).
+    assigned again. Both are compiled loops (:mod:`.ap_exemplars`); arg maxes are numpy's (the
+    first on ties). With Psi empty both fall back to :func:`_best_candidates`. ``buf`` is an
+    optional (n, n) scratch array for that fallback; ``top`` each row's most similar columns of
+    S (:func:`.ap_exemplars.top_columns`), which spare ``refine`` most reads of S.
     """
+    if rule not in ("paper", "refine"):
+        raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
     cols = np.flatnonzero(self_mask)
     if cols.size == 0:
         return _best_candidates(A, R, buf)
+    # numba is imported at the first exemplars, not whenever the plugin registry loads
+    from .ap_exemplars import paper_exemplars, refined_exemplars
+
     if rule == "paper":
-        c = _argmax_over(cols, A, R, buf)
-        c[cols] = cols
-        return c
-    if rule != "refine":
-        raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
-    return _refine(S, cols, buf, medoids, nearest)
-
-
-class Medoids(dict):
-    """Refined exemplar of each cluster met so far, keyed by the cluster's sorted members.
-
-    A cluster's refined exemplar depends on S and its members only, and while a run settles the
-    same clusters recur under different self-exemplar sets, so their sums need not be redone.
-    Valid for one S; forgets everything past ``limit`` bytes of keys.
-    """
-
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit = limit
-        self.nbytes = 0
-
-    def learn(self, keys: list[bytes], exemplars: list[int]) -> None:
-        size = sum(len(k) for k in keys)
-        if self.nbytes + size > self.limit:
-            self.clear()
-            self.nbytes = 0
-        self.update(zip(keys, exemplars, strict=True))
-        self.nbytes += size
-
-
-_SMALL_GATHER = 40_000   # entries of S: below, gathering costs about what patching does
-
-
-class Nearest:
-    """The first assignment of ``refine`` (each point's most similar self-exemplar, the smaller
-    index on ties) for the last self-exemplar set on one S, patched for the next set.
-
-    Late in a settling run consecutive sets differ by one or two exemplars. A point whose
-    exemplar stays keeps it unless an added column is larger, or equal at a smaller index (the
-    remaining columns before it are smaller, the ones after at most as large: the first arg max
-    over the sorted set is unchanged); only the points whose exemplar left are compared over every
-    column. The same arg max as gathering all columns, bit for bit; patched only when S is finite
-    (with -inf entries the masked pass of :func:`_argmax_over` may pick another column). The kept
-    set may be any earlier one on the same S.
-    """
-
-    def __init__(self) -> None:
-        self.mask: np.ndarray | None = None
-        self.near = np.empty(0, dtype=np.int64)     # each row's exemplar column
-        self.value = np.empty(0)                     # S at that column
-        self.finite: bool | None = None
-
-    def __call__(self, S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None) -> np.ndarray:
-        """Each row's first arg max of S over the sorted columns ``cols`` (absolute columns)."""
-        n, k = S.shape[0], cols.size
-        if self.finite is None:
-            self.finite = bool(np.isfinite(S).all())
-        mask = np.zeros(n, dtype=bool)
-        mask[cols] = True
-        prev = self.mask
-        near = None
-        if prev is not None and self.finite:
-            added = np.flatnonzero(mask > prev)
-            rows = np.flatnonzero(prev[self.near] > mask[self.near])   # their exemplar left
-            if n * added.size + 2 * rows.size * k < n * k:   # cheaper than gathering all
-                near, value = self.near.copy(), self.value.copy()
-                if added.size:
-                    sub = S.take(added, axis=1)
-                    q = np.argmax(sub, axis=1)
-                    top = sub[np.arange(n), q]
-                    q = added[q]
-                    win = (top > value) | ((top == value) & (q < near))
-                    near[win] = q[win]
-                    value[win] = top[win]
-                if rows.size:
-                    sub = S.take((rows * n)[:, None] + cols)
-                    q = np.argmax(sub, axis=1)
-                    near[rows] = cols[q]
-                    value[rows] = sub[np.arange(rows.size), q]
-        if near is None:
-            near = _nearest(S, cols, buf)
-            value = S[np.arange(n), near]
-        self.mask, self.near, self.value = mask, near, value
-        return near
-
-
-def _nearest(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
-    """Each row's first arg max of S over the sorted columns ``cols`` (absolute columns)."""
-    if cols.size * 4 <= S.shape[0]:                  # few columns: gather them
-        return cols[np.argmax(S.take(cols, axis=1), axis=1)]
-    return _argmax_over(cols, S, None, buf)
-
-
-def _refine(S: np.ndarray, cols: np.ndarray, buf: np.ndarray | None = None,
-            medoids: Medoids | None = None, nearest: Nearest | None = None) -> np.ndarray:
-    """Frey & Dueck's exemplars for the self-exemplars ``cols`` (sorted, non-empty).
-
-    Each point joins its most similar self-exemplar; each cluster's exemplar moves to the member
-    j with the largest sum_{i in cluster} s(i, j) (the smallest j on ties); points join their most
-    similar refined exemplar (ties to the earlier cluster). Exactly scikit-learn's loop; the sums
-    cost O(sum of squared cluster sizes) (:func:`_within_cluster_sums`), not O(n^2). With
-    ``nearest`` the first assignment is patched from the previous call's (:class:`Nearest`).
-    """
-    n, k = S.shape[0], cols.size
-    sub = None
-    if nearest is not None and n * k > _SMALL_GATHER:  # (a small gather is cheaper than patching)
-        lab = np.searchsorted(cols, nearest(S, cols, buf))
-    elif k * 4 <= n:                                 # few columns: gather them
-        sub = S.take(cols, axis=1)
-        lab = np.argmax(sub, axis=1)
-    else:
-        lab = np.searchsorted(cols, _argmax_over(cols, S, None, buf))
-    lab[cols] = np.arange(k)
-    order = np.argsort(lab, kind="stable")           # by cluster, then by index
-    sizes = np.bincount(lab, minlength=k)
-    starts = np.cumsum(sizes)
-    starts -= sizes
-    if medoids is None:
-        sums = _within_cluster_sums(S, order, sizes, starts, buf)
-        refined = order[_segment_argmax(sums, starts, sizes)]   # in cluster order, as theirs
-    else:
-        refined = _medoids(S, order, sizes, starts, buf, medoids)
-    moved = np.flatnonzero(refined != cols)
-    if moved.size == 0:                              # no exemplar moved: the same assignment
-        return cols[lab]
-    if sub is not None:                              # S[:, refined]: replace the moved columns
-        sub[:, moved] = S.take(refined[moved], axis=1)
-        target = np.argmax(sub, axis=1)              # (ties to the earlier cluster, as theirs)
-    else:
-        target = np.argmax(S.take(refined, axis=1), axis=1)
-    c = refined[target]
-    c[refined] = refined
-    return c
-
-
-def _medoids(S: np.ndarray, order: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
-             buf: np.ndarray | None, medoids: Medoids) -> np.ndarray:
-    """The refined exemplar of every cluster, the sums done only for clusters not in ``medoids``."""
-    raw, w = order.tobytes(), order.itemsize
-    keys = [raw[w * a:w * b] for a, b in zip(starts.tolist(), (starts + sizes).tolist(), strict=True)]
-    known = np.array([medoids.get(key, -1) for key in keys])
-    todo = known < 0
-    if not todo.any():
-        return known
-    sums = _within_cluster_sums(S, order, sizes, starts, buf, todo)
-    found = order[_segment_argmax(sums, starts, sizes)]
-    new = np.flatnonzero(todo)
-    medoids.learn([keys[c] for c in new.tolist()], found[new].tolist())
-    return np.where(todo, found, known)
-
-
-def _within_cluster_sums(S: np.ndarray, order: np.ndarray, sizes: np.ndarray, starts: np.ndarray,
-                         buf: np.ndarray | None = None, todo: np.ndarray | None = None
-                         ) -> np.ndarray:
-    """For each point j = order[p]: sum over the members i of its cluster of S[i, j], at p.
-
-    ``order`` lists the clusters one after the other (cluster c at starts[c], sizes[c] points),
-    each in increasing index. The terms are added in increasing i from 0, which is what
-    scikit-learn's ``np.sum(S[ii[:, None], ii], axis=0)`` does (a reduction over the outer axis
-    adds row after row), so the floats are the same. Clusters of more than n / 3 points (at most
-    two) sum their rows of S that way (O(size n)); the others form one list of (i, j) member
-    pairs, i-major, summed by ``bincount``, which adds in list order (O(size^2) a cluster).
-    With ``todo`` (a mask over clusters) the other clusters are skipped (their sums are 0).
-    """
-    n = S.shape[0]
-    big = sizes * 3 > n
-    if todo is not None:
-        big &= todo
-    big = np.flatnonzero(big)
-    sums = np.zeros(n)
-    pairs = sizes
-    if todo is not None:
-        pairs = np.where(todo, sizes, 0)
-    if big.size:
-        for c in big:
-            m = order[starts[c]:starts[c] + sizes[c]]
-            # mode="clip" (the indices are valid) lets take write into buf without a copy
-            rows = S.take(m, axis=0, out=None if buf is None else buf[:m.size], mode="clip")
-            sums[starts[c]:starts[c] + sizes[c]] = np.add.reduce(rows, axis=0)[m]
-        pairs = pairs.copy()
-        pairs[big] = 0                                # the pairs below skip the big clusters
-    row = np.repeat(pairs, sizes)                    # pairs in the row of each position
-    end = np.cumsum(row)
-    if end[-1] == 0:
-        return sums
-    # pair t of position p's row is (order[p], order[starts[cluster] + t - first pair of p])
-    at = np.repeat(np.repeat(starts, sizes) - (end - row), row)
-    at += np.arange(end[-1])
-    i = np.repeat(order, row)
-    i *= n
-    i += order[at]
-    small = np.bincount(at, S.take(i), minlength=n)
-    return np.where(row > 0, small, sums) if big.size else small
+        return paper_exemplars(A, R, cols)
+    if top is None:
+        top = (np.empty((S.shape[0], 0), dtype=np.int64), np.empty((S.shape[0], 0)))
+    return refined_exemplars(S, cols, *top)
 
 
 def _segment_argmax(values: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
