@@ -94,7 +94,7 @@ class ChooserAP:
     def _responsibilities(self) -> None:
         """rho_ij = s_hat(i, j) - max_{k != j} (s_hat(i, k) + alpha_ik), damped (the (r, n) rows
         of the chooser network go through AP's own update)."""
-        responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
+        responsibility_update(self.S_hat, self.A, self.R, self.damping)
 
     def _availabilities(self) -> None:
         """alpha as in the module docstring (SCAP with penalty p), damped."""

@@ -7,8 +7,9 @@ j, folded into the modified similarity s_hat of eq. 24; exemplar identification 
 similarity of eq. 6. Notation follows the paper: ``A`` holds alpha, ``R`` rho, ``S`` the
 similarity s(i, j) with the preferences on its diagonal. Messages live in dense arrays (A, R and
 S_hat are (n, n); gamma is (2|C|, n) and omega (2|M|, n), one row per ordered pair), so memory is
-O(n^2 + n(|C| + |M|)), and every update is a handful of whole-array numpy operations; the
-exemplar rules are compiled loops (:mod:`.ap_exemplars`, imported at the first exemplars).
+O(n^2 + n(|C| + |M|)). The availability and responsibility updates (:mod:`.ap_updates`) and the
+exemplar rules (:mod:`.ap_exemplars`) are compiled loops, imported at their first use; the link
+messages are whole-array numpy operations.
 :mod:`.ap_sparse` runs the same updates on the edges of a sparse graph (``n_neighbors``) behind the
 same engine interface.
 """
@@ -130,43 +131,26 @@ def modified_similarity(S_support: np.ndarray, S_hat: np.ndarray, support: np.nd
     S_hat[support] = total
 
 
-def availability_update(R: np.ndarray, A: np.ndarray, damping: float, tmp: np.ndarray) -> None:
+def availability_update(R: np.ndarray, A: np.ndarray, damping: float) -> None:
     """Damped availabilities (eq. 14) from the responsibilities ``R``, in place in ``A``.
 
     alpha_ij = min(0, rho_jj + sum_{k not in {i, j}} max(rho_kj, 0)) for i != j and
     alpha_jj = sum_{k != j} max(rho_kj, 0); new = damping * old + (1 - damping) * update.
+    A compiled loop (:func:`.ap_updates.availabilities`) with scikit-learn's floats.
     """
-    n = A.shape[0]
-    np.maximum(R, 0, out=tmp)
-    tmp.flat[:: n + 1] = R.flat[:: n + 1]
-    tmp -= np.sum(tmp, axis=0)
-    diag = tmp.flat[:: n + 1].copy()
-    np.clip(tmp, 0, np.inf, out=tmp)
-    tmp.flat[:: n + 1] = diag
-    tmp *= 1 - damping
-    A *= damping
-    A -= tmp
+    from .ap_updates import availabilities  # numba: imported at the first iteration
+    availabilities(R, A, damping)
 
 
-def responsibility_update(S_hat: np.ndarray, A: np.ndarray, R: np.ndarray, damping: float,
-                          tmp: np.ndarray) -> None:
+def responsibility_update(S_hat: np.ndarray, A: np.ndarray, R: np.ndarray, damping: float) -> None:
     """Damped responsibilities (eq. 25) from S_hat and ``A``, in place in ``R``.
 
     rho_ij = s_hat(i, j) - max_{k != j} (s_hat(i, k) + alpha_ik); the max over k != j is the row
-    maximum except at the row's arg-max, where it is the second largest value.
+    maximum except at the row's arg-max, where it is the second largest value. A compiled loop
+    (:func:`.ap_updates.responsibilities`) with scikit-learn's floats.
     """
-    n = A.shape[0]
-    ind = np.arange(n)
-    np.add(A, S_hat, tmp)
-    best = np.argmax(tmp, axis=1)
-    first = tmp[ind, best]
-    tmp[ind, best] = -np.inf
-    second = np.max(tmp, axis=1)
-    np.subtract(S_hat, first[:, None], tmp)
-    tmp[ind, best] = S_hat[ind, best] - second
-    tmp *= 1 - damping
-    R *= damping
-    R += tmp
+    from .ap_updates import responsibilities
+    responsibilities(S_hat, A, R, damping)
 
 
 class Clustering(NamedTuple):
@@ -336,10 +320,10 @@ class MessageEngine(Engine):
                             [(self.ml_inc, self.omega), (self.cl_inc, self.gamma)])
 
     def _availabilities(self) -> None:
-        availability_update(self.R, self.A, self.damping, self.tmp)
+        availability_update(self.R, self.A, self.damping)
 
     def _responsibilities(self) -> None:
-        responsibility_update(self.S_hat, self.A, self.R, self.damping, self.tmp)
+        responsibility_update(self.S_hat, self.A, self.R, self.damping)
 
     def self_exemplars(self) -> np.ndarray:
         """Boolean (n,): alpha_jj + rho_jj > 0 (end of section 3)."""
