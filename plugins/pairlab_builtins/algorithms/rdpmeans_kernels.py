@@ -14,6 +14,28 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
+#: Visits ahead whose row of the distance table is prefetched (see :func:`push_visits`).
+AHEAD = 16
+
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """Ask the CPU to load ``array.ravel()[index]``'s cache line (LLVM's prefetch: read, keep in
+    all cache levels); no effect on any value."""
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        pointer = builder.bitcast(builder.gep(data, [args[1]]), ir.IntType(8).as_pointer())
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32])
+        fn = builder.module.declare_intrinsic("llvm.prefetch", [pointer.type], fnty)
+        builder.call(fn, [pointer, ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, index), codegen
 
 
 @numba.njit(cache=True)
@@ -29,8 +51,15 @@ def push_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: 
     two rows, which makes this layout the faster one). ``forced`` >= 0 sends the first visit to
     that cluster (just opened for it). Without ``linked`` H and the CSR arrays are unused.
     Returns the position of the first point that must open a cluster, or ``stop``.
+
+    The visiting order is known, so the table row of the visit ``AHEAD`` places on is prefetched:
+    the rows are scattered over the table, and the moves' updates push them out of cache.
     """
+    flat = table.ravel()
+    width = table.shape[1]
     for p in range(start, stop):
+        if p + AHEAD < stop:
+            _prefetch(flat, order[p + AHEAD] * width)
         i = order[p]
         if p == start and forced >= 0:
             k = forced
