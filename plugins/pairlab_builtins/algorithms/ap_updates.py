@@ -47,18 +47,10 @@ def _top_two(a: np.ndarray, s: np.ndarray) -> tuple[int, float, float]:
     else:
         if first == first:
             return best, first, second
-    # a NaN: the slow way, as numpy does it
-    best, first = 0, a[0] + s[0]
-    if first == first:
-        for j in range(1, m):
-            v = a[j] + s[j]
-            if v > first:
-                first = v
-                best = j
-            elif v != v:
-                first = v
-                best = j
-                break
+    # a NaN: the slow way, as numpy does it (numba's arg max returns the first NaN, as numpy's)
+    row = a + s
+    best = int(np.argmax(row))
+    first = row[best]
     second = -np.inf
     for j in range(m):
         if j != best:
