@@ -134,9 +134,7 @@ class Links:
     weight_sums: np.ndarray  # W_i = sum_j |w_ij|: xi * W_i bounds how far links move a row
     exact: bool  # every partial sum of weights is exact, so update order cannot matter
     indptr_list: list[int] = field(repr=False, compare=False)  # indptr for per-point lookups
-    # for the compiled sweeps: 32-bit partner indices, and the weights as ``steps`` of ``unit``
-    # (see :func:`_integer_steps`)
-    indices32: np.ndarray = field(repr=False, compare=False)
+    # the weights as integer ``steps`` of ``unit`` for the push sweep (see :func:`_integer_steps`)
     unit: float = field(repr=False, compare=False)
     steps: np.ndarray = field(repr=False, compare=False)
 
@@ -160,8 +158,9 @@ class Links:
         scaled = A.data * 4096.0  # multiples of 2**-12 below 2**40 add up exactly in any order
         exact = bool(np.all(scaled == np.round(scaled)) and np.abs(scaled).sum() < 2.0**52)
         unit, steps = _integer_steps(A.data, weight_sums) if exact else (1.0, A.data)
-        return cls(A, indptr, A.indices.astype(np.intp), A.data, weight_sums, exact,
-                   indptr.tolist(), A.indices.astype(np.int32), unit, steps)
+        # partner indices in 32 bits (n < 2**31), as the compiled loops read them
+        return cls(A, indptr, A.indices.astype(np.int32), A.data, weight_sums, exact,
+                   indptr.tolist(), unit, steps)
 
     @property
     def n_entries(self) -> int:
@@ -172,7 +171,7 @@ class Links:
         entries added in CSR order."""
         labels = _checked_labels(labels, n_clusters)
         out = np.zeros((self.indptr.size - 1, n_clusters))
-        _kernels().row_scores(self.indptr, self.indices32, self.data, labels, out, False)
+        _kernels().row_scores(self.indptr, self.indices, self.data, labels, out, False)
         return out
 
     def step_scores(self, labels: np.ndarray, n_clusters: int) -> np.ndarray:
@@ -180,7 +179,7 @@ class Links:
         in the type of ``steps`` (with float weights, unit 1: the transpose of :meth:`scores`)."""
         labels = _checked_labels(labels, n_clusters)
         out = np.zeros((n_clusters, self.indptr.size - 1), dtype=self.steps.dtype)
-        _kernels().row_scores(self.indptr, self.indices32, self.steps, labels, out, True)
+        _kernels().row_scores(self.indptr, self.indices, self.steps, labels, out, True)
         return out
 
     def within(self, S: np.ndarray, labels: np.ndarray) -> float:
@@ -202,7 +201,7 @@ class Links:
             return self.step_scores(after, n_clusters)
         out = np.zeros((n_clusters, S.shape[1]), dtype=self.steps.dtype)
         out[:S.shape[0]] = S
-        _kernels().apply_moves(moved, before, after, self.indptr, self.indices32, self.steps, out)
+        _kernels().apply_moves(moved, before, after, self.indptr, self.indices, self.steps, out)
         return out
 
 
@@ -215,20 +214,19 @@ def _checked_labels(labels: np.ndarray, n_clusters: int) -> np.ndarray:
 
 
 def _integer_steps(data: np.ndarray, weight_sums: np.ndarray) -> tuple[float, np.ndarray]:
-    """The weights as integer ``steps`` of a power of two ``unit`` (at least 2**-12), in the
-    smallest integer type that holds every row's sum of |steps|, or (1.0, data) when they are not.
+    """Exact weights (multiples of 2**-12, ``Links.exact``) as integer ``steps`` of the largest
+    power of two ``unit`` that divides them all, in the smallest integer type that holds every
+    row's sum of |steps|; (1.0, data) when even int32 cannot.
 
     Link scores kept as integers (int16 for up to 32,767 unit links a point) are the same exact
     values as float sums, in a table a quarter or half the size: the push sweep's updates
     land at random rows, and a smaller table keeps them in cache.
     """
-    for m in range(13):
+    for m in range(13):  # ends at m = 12 at the latest: the weights are exact
         unit = 2.0**-m
         q = data / unit
         if np.all(q == np.round(q)):
             break
-    else:
-        return 1.0, data
     bound = float(weight_sums.max(initial=0.0)) / unit
     for dtype in (np.int16, np.int32):
         if bound <= np.iinfo(dtype).max:
@@ -242,10 +240,9 @@ class PassContext:
     """Everything a pass needs; a pass can stop after any point and resume (``trace_every``).
 
     ``table`` holds D. ``mode`` says how links enter. "push": ``scores`` holds the link scores at
-    the current labels as :meth:`Links.step_scores` does, (capacity, n), updated at a moving point's
-    partners. "pull": a point
-    whose decision links could change (see :func:`certain_points`) counts its link scores when it
-    is visited.
+    the current labels as :meth:`Links.step_scores` does, (capacity, n), updated at a moving
+    point's partners. "pull": a point whose decision links could change (see
+    :func:`certain_points`) counts its link scores when it is visited.
     """
 
     number: int                # 1 for the first pass
@@ -254,7 +251,7 @@ class PassContext:
     order: np.ndarray          # the random visiting order
     position: int              # next index into ``order``
     start_labels: np.ndarray   # labels when the pass began (numbering of the previous state)
-    start_scores: np.ndarray | None  # Links.step_scores for start_labels (n, K0), if known
+    start_scores: np.ndarray | None  # Links.step_scores for start_labels (K0, n), if known
     labels: np.ndarray         # current labels (int64, raw cluster ids)
     centers: np.ndarray        # (capacity, d); the first ``n_clusters`` rows are in use
     n_clusters: int
@@ -321,13 +318,13 @@ def sweep_push(ctx: PassContext, stop: int, lam: float, geometry: Geometry,
     Point i goes to argmin_k G[i, k], G = D - xi * H, when that value is < lambda, else to a new
     cluster centred on it. ``ctx.table`` holds D and ``ctx.scores`` H as step scores (None
     without links or with xi = 0). Moving point i from a to b changes H only at i's partners, in
-    columns a and b, so a visit costs O(K) and a move O(i's links)
+    clusters a and b, so a visit costs O(K) and a move O(i's links)
     (:func:`.rdpmeans_kernels.push_visits`).
     """
     visits = _kernels().push_visits
     linked = ctx.scores is not None
     unit = links.unit if linked else 1.0
-    indptr, indices, steps = (links.indptr, links.indices32, links.steps) if linked else _NO_LINKS
+    indptr, indices, steps = (links.indptr, links.indices, links.steps) if linked else _NO_LINKS
     pos, forced = ctx.position, -1
     while pos < stop:
         H = ctx.scores if linked else _NO_SCORES
@@ -378,7 +375,7 @@ def sweep_pull(ctx: PassContext, stop: int, lam: float, geometry: Geometry, link
     while pos < stop:
         scratch = np.empty(ctx.n_clusters)
         pos = visits(ctx.order, pos, stop, ctx.table, ctx.n_clusters, xi, lam, ctx.labels,
-                     best, bestval, certain, links.indptr, links.indices32, links.data, scratch)
+                     best, bestval, certain, links.indptr, links.indices, links.data, scratch)
         if pos < stop:  # Algorithm 1: C <- C u {x_i}; every row's minimum may change
             i = int(ctx.order[pos])
             k = ctx.n_clusters
