@@ -96,3 +96,20 @@ def test_engine_refine_with_and_without_kept_columns(n):
     got = eng.clustering(mask, "refine").exemplars
     assert (eng._top is not None) == (n >= 1000)
     np.testing.assert_array_equal(got, sklearn_refine(S, mask))
+
+
+def test_best_candidates_are_numpys_where_no_self_exemplar_emerged():
+    """The fallback with no self-exemplar: numpy's ``where(diag >= top, i, argmax)`` over A + R,
+    ties, -inf and NaN included, then every candidate its own exemplar."""
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        n = int(rng.integers(1, 40))
+        A = rng.integers(-2, 2, size=(n, n)).astype(float)
+        R = similarities(rng, n, trial)
+        with np.errstate(invalid="ignore"):
+            belief = A + R
+            best = np.argmax(belief, axis=1)
+            want = np.where(np.diag(belief) >= belief[np.arange(n), best], np.arange(n), best)
+        np.testing.assert_array_equal(kern.best_candidates(A, R), want)
+        want[np.unique(want)] = np.unique(want)
+        np.testing.assert_array_equal(mod.identify_exemplars(A, R, R, np.zeros(n, bool)), want)

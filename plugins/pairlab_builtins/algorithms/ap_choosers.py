@@ -267,7 +267,7 @@ class ChooserAlgorithm(Algorithm):
         e = self._engine
         rule = self.params["exemplar_rule"]
         if rule == "refine" and e.r == e.n and np.array_equal(e.self_row, e.cols):
-            return identify_exemplars(e.A, e.R, e.S_hat, self._mask, "refine", e.tmp)
+            return identify_exemplars(e.A, e.R, e.S_hat, self._mask, "refine")
         return e.choices(self._mask, "nearest" if rule == "refine" else "paper")
 
     def _state(self, iteration: int) -> State:

@@ -126,28 +126,49 @@ def _listed_argmax(top_c: np.ndarray, top_v: np.ndarray, at: np.ndarray) -> int:
 
 
 @numba.njit(cache=True)
+def _argmax_sum(a: np.ndarray, r: np.ndarray, cols: np.ndarray) -> tuple[int, float]:
+    """Position q of numpy's arg max of a[cols] + r[cols] (the first largest; the first NaN),
+    and that value."""
+    top = a[cols[0]] + r[cols[0]]
+    best = 0
+    if top == top:
+        for q in range(1, cols.size):
+            j = cols[q]
+            v = a[j] + r[j]
+            if v > top:
+                top = v
+                best = q
+            elif v != v:
+                top = v
+                best = q
+                break
+    return best, top
+
+
+@numba.njit(cache=True)
 def paper_exemplars(A: np.ndarray, R: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """Each point's exemplar: the first arg max over ``cols`` of A[i, c] + R[i, c] (numpy's
     rules); every self-exemplar in ``cols`` is its own."""
     n, k = A.shape[0], cols.size
     c = np.empty(n, dtype=np.int64)
     for i in range(n):
-        a, r = A[i], R[i]
-        top = a[cols[0]] + r[cols[0]]
-        best = 0
-        if top == top:
-            for q in range(1, k):
-                j = cols[q]
-                v = a[j] + r[j]
-                if v > top:
-                    top = v
-                    best = q
-                elif v != v:
-                    best = q
-                    break
-        c[i] = cols[best]
+        c[i] = cols[_argmax_sum(A[i], R[i], cols)[0]]
     for q in range(k):
         c[cols[q]] = cols[q]
+    return c
+
+
+@numba.njit(cache=True)
+def best_candidates(A: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """Each point's best candidate while no self-exemplar has emerged: the first arg max of
+    A[i] + R[i] over every column, or i itself when its own value is at least as large (numpy's
+    ``where(diag >= top, i, argmax)``)."""
+    n = A.shape[0]
+    every = np.arange(n)
+    c = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        best, top = _argmax_sum(A[i], R[i], every)
+        c[i] = i if A[i, i] + R[i, i] >= top else best
     return c
 
 

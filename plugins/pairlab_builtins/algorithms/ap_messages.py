@@ -281,7 +281,6 @@ class MessageEngine(Engine):
         n = self.n
         self.A = np.zeros((n, n))
         self.R = np.zeros((n, n))
-        self.tmp = np.empty((n, n))
         self.omega = np.zeros((must_link.size, n))
         self.gamma = np.zeros((cannot_link.size, n))
         self._old_links = (self.omega, self.gamma)
@@ -338,33 +337,30 @@ class MessageEngine(Engine):
                 from .ap_exemplars import top_columns
                 self._top = top_columns(self.S_hat, _TOP_COLUMNS)
             top = self._top
-        return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, self.tmp, top)
+        return identify_exemplars(self.A, self.R, self.S_hat, mask, rule, top)
 
     def _net_similarity(self, exemplars: np.ndarray) -> tuple[float, int, int]:
         return net_similarity(self.S, exemplars, self.ml, self.cl)
 
 
 # -- exemplars, objective ------------------------------------------------------------------------
-def _best_candidates(A: np.ndarray, R: np.ndarray, buf: np.ndarray | None = None) -> np.ndarray:
+def _best_candidates(A: np.ndarray, R: np.ndarray) -> np.ndarray:
     """Each point's current best candidate arg max_k (alpha_ik + rho_ik), ties to the point itself.
 
     Used while no self-exemplar has emerged (e.g. iteration 0, where every message is 0 and every
     point is therefore its own candidate); the candidates are then made their own exemplars.
     """
-    n = A.shape[0]
-    belief = np.add(A, R, out=buf)
-    best = np.argmax(belief, axis=1)
-    top = belief[np.arange(n), best]
-    own = belief.flat[:: n + 1]
-    c = np.where(own >= top, np.arange(n), best)
+    from .ap_exemplars import best_candidates
+
+    c = best_candidates(A, R)
     centers = np.unique(c)
     c[centers] = centers
     return c
 
 
 def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: np.ndarray,
-                       rule: str = "paper", buf: np.ndarray | None = None,
-                       top: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+                       rule: str = "paper", top: tuple[np.ndarray, np.ndarray] | None = None
+                       ) -> np.ndarray:
     """The exemplar of every point, shape (n,).
 
     ``rule="paper"`` (end of section 3): the exemplars are the self-exemplars
@@ -373,15 +369,15 @@ def identify_exemplars(A: np.ndarray, R: np.ndarray, S: np.ndarray, self_mask: n
     scikit-learn): i picks arg max_{k in Psi} s(i, k); each cluster's exemplar is then moved to
     the member with the largest summed similarity from the other members, and points are
     assigned again. Both are compiled loops (:mod:`.ap_exemplars`); arg maxes are numpy's (the
-    first on ties). With Psi empty both fall back to :func:`_best_candidates`. ``buf`` is an
-    optional (n, n) scratch array for that fallback; ``top`` each row's most similar columns of
-    S (:func:`.ap_exemplars.top_columns`), which spare ``refine`` most reads of S.
+    first on ties). With Psi empty both fall back to :func:`_best_candidates`. ``top`` holds
+    each row's most similar columns of S (:func:`.ap_exemplars.top_columns`), which spare
+    ``refine`` most reads of S.
     """
     if rule not in ("paper", "refine"):
         raise InvalidInputError(f"exemplar_rule must be 'paper' or 'refine', got {rule!r}.")
     cols = np.flatnonzero(self_mask)
     if cols.size == 0:
-        return _best_candidates(A, R, buf)
+        return _best_candidates(A, R)
     # numba is imported at the first exemplars, not whenever the plugin registry loads
     from .ap_exemplars import paper_exemplars, refined_exemplars
 

@@ -253,7 +253,9 @@ class SCSSAP(Algorithm):
         return self._finish_similarity(self.pair_similarity(graph.row, graph.col), graph)
 
     def _n_square(self) -> int:
-        return 7
+        # S, S_hat, A and R, the similarity's noise while it is built, the two message copies
+        # that track_change keeps (tol > 0)
+        return 6
 
     def _new_engine(self) -> Engine:
         n = self.dataset.n_samples

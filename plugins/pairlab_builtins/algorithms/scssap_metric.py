@@ -70,7 +70,7 @@ class SCSSAPMetric(SCSSAP):
     objective_name = "net similarity with metric (eq. 28)"
 
     def _n_square(self) -> int:
-        return 8
+        return super()._n_square() + 1  # a round's new similarity is built beside the old
 
     def similarity_matrix(self) -> np.ndarray:
         """s'(i, j) = -0.5 |x_i - x_j|^2_{A_i} - 0.5 |x_i - x_j|^2_{A_j} under the current metrics."""
