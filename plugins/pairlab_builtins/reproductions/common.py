@@ -195,6 +195,22 @@ class FigureResult(ReproductionResult):
     ncols: int = 5
 
 
+def wrapped(notes: Sequence[str], width: int) -> str:
+    """Notes wrapped to the figure's width (a longer line would widen the figure)."""
+    return "\n".join(textwrap.fill(n, width) for n in notes)
+
+
+def save_curves(panels: Sequence[Any], out_dir: Path, name: str, **options: Any) -> list[Path]:
+    """Draw curve panels to NAME.png (at 1.5x, for screens) and NAME.svg; ``options`` (ncols,
+    title, notes, panel_size) go to :func:`pairlab.render.render_curves`."""
+    from pairlab.render import render_curves
+
+    paths = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
+    for path in paths:
+        render_curves(panels, path, scale=1.5 if path.suffix == ".png" else 1.0, **options)
+    return paths
+
+
 def render_records(result: FigureResult, out_dir: Path, name: str,
                    panel_size: tuple[int, int] = (420, 400)) -> list[Path]:
     """Draw the panels of ``result`` to NAME.png and NAME.svg with the canvas code of the app."""
@@ -204,7 +220,7 @@ def render_records(result: FigureResult, out_dir: Path, name: str,
     panels = [r.panel() for r in result.panels]
     # wrap the notes to the figure's width: a longer line would widen the layout past the image
     width = max(60, int(result.ncols * panel_size[0] / 7.5))
-    notes = "\n".join(textwrap.fill(n, width) for n in result.notes) or None
+    notes = wrapped(result.notes, width) or None
     for path in paths:
         render_panels(panels, path, ncols=result.ncols, panel_size=panel_size,
                       title=result.figure_title, legend=True, notes=notes,

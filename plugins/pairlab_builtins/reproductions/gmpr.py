@@ -50,9 +50,11 @@ from .common import (
     misassigned,
     rate,
     render_records,
+    save_curves,
     single_blas_thread,
     subset,
     truth_state,
+    wrapped,
 )
 
 __all__ = ["Fig3", "Fig4", "Fig6", "Fig7", "Fig8", "Fig9", "Fig10"]
@@ -531,7 +533,7 @@ class PurityVsLinks(Reproduction):
         return claims
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         what = self.what
         panels = []
@@ -555,16 +557,11 @@ class PurityVsLinks(Reproduction):
                                      y_range=(max(0.0, math.floor(low * 10) / 10), 1.0)))
         n = len(result.data["trials"])
         title = (f"{self.title} — {n} trials (random links and k-means++ starts)")
-        import textwrap
-
         # two panels (fig10) are drawn wider, so that the title and notes fit the figure
         size = (470, 380) if len(panels) > 2 else (820, 440)
-        notes = "\n".join(textwrap.fill(n, size[0] * len(panels) // 8) for n in result.notes)
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=len(panels), title=title, notes=notes,
-                          panel_size=size, scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        notes = wrapped(result.notes, size[0] * len(panels) // 8)
+        return save_curves(panels, out_dir, self.name, ncols=len(panels), title=title, notes=notes,
+                           panel_size=size)
 
 
 class Fig6(PurityVsLinks):

@@ -26,7 +26,9 @@ from .common import (
     make_dataset,
     misassigned,
     render_records,
+    save_curves,
     single_blas_thread,
+    wrapped,
 )
 
 __all__ = ["PPCFig2", "PPCFig6", "PPCFig7", "PPCFig8", "PPCFig9", "PPCFig10", "PPCFig11", "PPCFig12"]
@@ -346,9 +348,8 @@ class PPCRelations(Reproduction):
         return ReproductionResult({"sets": summary, "skipped": skipped}, curves, notes)
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-        import textwrap
 
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         panels = []
         for _key, s in result.data["sets"].items():
@@ -369,12 +370,9 @@ class PPCRelations(Reproduction):
                                                       dashed=part == "tst"))
                 y_label = "accuracy"
             panels.append(CurvePanel(s["title"], series, x_label="number of relations", y_label=y_label))
-        notes = "\n".join(textwrap.fill(n, 120) for n in result.notes)
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=min(3, len(panels)), title=self.title, notes=notes,
-                          scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        notes = wrapped(result.notes, 120)
+        return save_curves(panels, out_dir, self.name, ncols=min(3, len(panels)), title=self.title,
+                           notes=notes)
 
 
 def _at(s: dict[str, Any], col: str, i: int) -> float:
@@ -793,9 +791,8 @@ class PPCFig10(Reproduction):
         return claims
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-        import textwrap
 
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         panels = []
         for _key, entry in result.data["table"].items():
@@ -810,12 +807,8 @@ class PPCFig10(Reproduction):
                                           mean - sd, mean + sd, colour=i))
             panels.append(CurvePanel(entry["title"], series, y_label="accuracy",
                                      categories=[t.split()[0] for _, t, _ in FIG10_METHODS]))
-        notes = "\n".join(textwrap.fill(n, 130) for n in result.notes)
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=3, title=self.title, notes=notes,
-                          scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        notes = wrapped(result.notes, 130)
+        return save_curves(panels, out_dir, self.name, ncols=3, title=self.title, notes=notes)
 
 
 @hookimpl

@@ -42,7 +42,7 @@ from pairlab.metrics import adjusted_rand, nmi, pairwise_f_measure
 from pairlab.registry import get_registry
 from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 
-from .common import fit, make_dataset, single_blas_thread
+from .common import fit, make_dataset, save_curves, single_blas_thread, wrapped
 
 __all__ = ["RDPErroneousK", "RDPRate", "RDPTables"]
 
@@ -275,7 +275,7 @@ class RDPTables(Reproduction):
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
         """Table 2 as curves: F, ARI and NMI against p, one panel per metric and reading (the
         paper's dashed grey lines: its printed F-measure)."""
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         d = result.data
         x = np.asarray(d["ps"], dtype=float)
@@ -296,15 +296,10 @@ class RDPTables(Reproduction):
                 panels.append(CurvePanel(f"{metric}, {reading} reading of r", series,
                                          "p (1 = no noise)", f"{metric} (mean over r and sets)",
                                          y_range=(0.0, 1.0)))
-        import textwrap
 
-        notes = "\n".join(textwrap.fill(n, 200) for n in result.notes)
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=3, title=f"{self.title} (Table 2 drawn)",
-                          notes=notes, panel_size=(470, 360),
-                          scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        notes = wrapped(result.notes, 200)
+        return save_curves(panels, out_dir, self.name, ncols=3,
+                           title=f"{self.title} (Table 2 drawn)", notes=notes, panel_size=(470, 360))
 
 
 #: Fig. 3 methods: key, label, algorithm, parameter naming the number of clusters, uses links.
@@ -506,9 +501,8 @@ class RDPErroneousK(Reproduction):
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
         """One panel per data set, F against the deviation, a line per method (the paper's
         Fig. 3 layout)."""
-        import textwrap
 
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         d = result.data
         colour = {m[0]: c for c, m in enumerate(METHODS)}
@@ -526,12 +520,9 @@ class RDPErroneousK(Reproduction):
                                      "deviation (told k' = k - deviation clusters)", "F-measure",
                                      y_range=(0.0, 1.05)))
         ncols = min(len(panels), 3)
-        notes = "\n".join(textwrap.fill(n, 60 * ncols) for n in result.notes)  # wider widens the figure
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=ncols, title=self.title, notes=notes,
-                          panel_size=(470, 540), scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        notes = wrapped(result.notes, 60 * ncols)  # wider widens the figure
+        return save_curves(panels, out_dir, self.name, ncols=ncols, title=self.title, notes=notes,
+                           panel_size=(470, 540))
 
 
 def fig3_methods() -> tuple[list[tuple[str, str, str, str, bool]], list[str]]:
@@ -694,9 +685,8 @@ class RDPRate(Reproduction):
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
         """One panel per data set: NMI and F1 of RDP-means against r (the paper's Fig. 4),
         DP-means dashed."""
-        import textwrap
 
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         d = result.data
         x = np.asarray(d["rates"], dtype=float)
@@ -715,12 +705,9 @@ class RDPRate(Reproduction):
                                      "rate r of pairs added to E",
                                      "performance (mean +- sd over trials)", y_range=(0.0, 1.05)))
         ncols = min(len(panels), 2)
-        notes = "\n".join(textwrap.fill(n, 75 * ncols) for n in result.notes)
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=ncols, title=self.title, notes=notes,
-                          panel_size=(600, 420), scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        notes = wrapped(result.notes, 75 * ncols)
+        return save_curves(panels, out_dir, self.name, ncols=ncols, title=self.title, notes=notes,
+                           panel_size=(600, 420))
 
 
 @hookimpl

@@ -37,6 +37,8 @@ from pairlab import hookimpl
 from pairlab.registry import get_registry
 from pairlab.reproduction import Claim, Reproduction, ReproductionError, ReproductionResult
 
+from .common import save_curves, wrapped
+
 __all__ = ["SCSSAPCurves", "SCSSAPFig3", "SCSSAPFig4", "SCSSAPFig5"]
 
 PAPER = ("Arzeno & Vikalo (2015), Semi-supervised affinity propagation with soft instance-level "
@@ -102,13 +104,6 @@ def uci_sets(data_dir: str | None, files_by_set: dict[str, tuple[tuple[str, str]
                       "params": {"path": str(Path(data_dir) / hit[0]), "label": hit[1],
                                  "standardize": True}})
     return found, skipped
-
-
-def wrapped(notes: list[str], width: int) -> str:
-    """Notes wrapped to the figure's width (a long line would widen the figure)."""
-    import textwrap
-
-    return "\n".join(textwrap.fill(n, width) for n in notes)
 
 
 def registered(names: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -260,7 +255,7 @@ class SCSSAPCurves(Reproduction):
 
     # -- figure ----------------------------------------------------------------------------------
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         data = result.data
         x = np.asarray(data["budgets"], dtype=float)
@@ -287,11 +282,8 @@ class SCSSAPCurves(Reproduction):
         ncols = len(self.shown_levels) if len(self.shown_levels) > 1 else min(len(panels), 4)
         title = f"{self.title} — {len(data['methods'])} methods"
         notes = wrapped(result.notes, 70 * min(ncols, len(panels)))
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=ncols, title=title, notes=notes,
-                          panel_size=(470, 360), scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        return save_curves(panels, out_dir, self.name, ncols=ncols, title=title, notes=notes,
+                           panel_size=(470, 360))
 
 
 class SCSSAPFig3(SCSSAPCurves):

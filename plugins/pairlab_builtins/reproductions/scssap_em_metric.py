@@ -59,7 +59,7 @@ from pairlab.registry import get_registry
 from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 from pairlab.sweep.grid import derive_seed
 
-from .common import fit, make_dataset, single_blas_thread
+from .common import fit, make_dataset, save_curves, single_blas_thread, wrapped
 from .scssap import (
     BUDGETS,
     BUDGETS_QUICK,
@@ -73,7 +73,6 @@ from .scssap import (
     scssap_label,
     shipped_sets,
     uci_sets,
-    wrapped,
 )
 
 __all__ = ["SCSSAPFig6", "SCSSAPFig7", "consistent_links", "noisy_links"]
@@ -306,7 +305,7 @@ class SCSSAPFig6(Reproduction):
 
     # -- figure ------------------------------------------------------------------------------------
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         data = result.data
         x = np.asarray(data["budgets"], dtype=float)
@@ -328,11 +327,8 @@ class SCSSAPFig6(Reproduction):
                                      "modified Rand index (mean)", legend=n == 0))
         ncols = min(len(panels), 3)
         notes = wrapped(result.notes, 70 * ncols)
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=ncols, title=self.title, notes=notes,
-                          panel_size=(520, 440), scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        return save_curves(panels, out_dir, self.name, ncols=ncols, title=self.title, notes=notes,
+                           panel_size=(520, 440))
 
 
 
@@ -435,7 +431,7 @@ class SCSSAPFig7(SCSSAPCurves):
         return claims
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         data = result.data
         x = np.asarray(data["budgets"], dtype=float)
@@ -451,11 +447,8 @@ class SCSSAPFig7(SCSSAPCurves):
                                      "modified Rand index (mean)"))
         ncols = min(len(panels), 3)
         notes = wrapped(result.notes, 70 * ncols)
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        for path in paths:
-            render_curves(panels, path, ncols=ncols, title=self.title, notes=notes,
-                          panel_size=(500, 400), scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        return save_curves(panels, out_dir, self.name, ncols=ncols, title=self.title, notes=notes,
+                           panel_size=(500, 400))
 
 
 @hookimpl

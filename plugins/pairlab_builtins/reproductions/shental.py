@@ -25,7 +25,14 @@ from pairlab.constraint_generators import teachers
 from pairlab.metrics import purity
 from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 
-from .common import FigureResult, PanelRecord, make_dataset, single_blas_thread
+from .common import (
+    FigureResult,
+    PanelRecord,
+    make_dataset,
+    save_curves,
+    single_blas_thread,
+    wrapped,
+)
 
 __all__ = ["ShentalFig1", "ShentalFig5", "ShentalFig7"]
 
@@ -389,7 +396,7 @@ class ShentalFig5(Reproduction):
         return claims
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-        from pairlab.render import CurvePanel, CurveSeries, render_curves
+        from pairlab.render import CurvePanel, CurveSeries
 
         panels = []
         x = np.arange(len(FIG5_METHODS), dtype=float)
@@ -404,14 +411,10 @@ class ShentalFig5(Reproduction):
                 series.append(CurveSeries(f"{lv:.0%} constrained", x, m, m - sd, m + sd, colour=i))
             panels.append(CurvePanel(name, series, x_label="algorithm", y_label="f½",
                                      categories=[t.split()[0] for _, t, *_ in FIG5_METHODS]))
-        paths = [out_dir / f"{self.name}.png", out_dir / f"{self.name}.svg"]
-        import textwrap
 
-        notes = "\n".join(textwrap.fill(n, 110) for n in result.notes)
-        for path in paths:
-            render_curves(panels, path, ncols=min(3, len(panels)), title=self.title, notes=notes,
-                          scale=1.5 if path.suffix == ".png" else 1.0)
-        return paths
+        notes = wrapped(result.notes, 110)
+        return save_curves(panels, out_dir, self.name, ncols=min(3, len(panels)), title=self.title,
+                           notes=notes)
 
 
 class ShentalFig7(ShentalFig5):
