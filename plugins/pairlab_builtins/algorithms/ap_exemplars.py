@@ -8,7 +8,10 @@ self-exemplars, each a loop over the entries it needs with no (n, n) temporaries
 * :func:`refined_exemplars` -- Frey & Dueck's reference code, exactly scikit-learn's loop:
   nearest self-exemplar by s, each cluster's medoid by within-cluster similarity sums, assign
   again; with each row's most similar columns (:func:`top_columns`, kept while S is fixed) most
-  points find their exemplar without reading S.
+  points find their exemplar without reading S;
+
+and, while no self-exemplar has emerged, :func:`best_candidates` (each row's arg max of
+alpha + rho, or the point itself).
 
 Every arg max is numpy's (and scikit-learn's): the first largest value, the first NaN if there
 is one, the first entry when all are -inf. The sums add the same terms in the same order as
