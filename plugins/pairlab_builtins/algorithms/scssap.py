@@ -253,8 +253,8 @@ class SCSSAP(Algorithm):
         return self._finish_similarity(self.pair_similarity(graph.row, graph.col), graph)
 
     def _n_square(self) -> int:
-        # S, S_hat, A and R, the similarity's noise while it is built, the two message copies
-        # that track_change keeps (tol > 0)
+        # S, S_hat (a copy when there are links), A and R, and the copies of A and R that
+        # track_change keeps for tol > 0
         return 6
 
     def _new_engine(self) -> Engine:
