@@ -161,22 +161,28 @@ def _heavy_problem():
 
 @pytest.mark.parametrize("mode", ["push", "pull"])
 def test_integer_and_float_link_scores_match_literal_algorithm_1_on_heavy_passes(mode):
-    """Link scores kept as int16 steps or as floats give Algorithm 1's assignments on passes
-    where many points move, and the same states, bit for bit."""
+    """Link scores kept as int16 steps or as floats, with 16- or 32-bit partner indices, give
+    Algorithm 1's assignments on passes where many points move, and the same states, bit for
+    bit."""
     X, cons, ref = _heavy_problem()
     runs = []
-    for as_float in (False, True):
+    for as_float, indices in ((False, None), (True, None), (False, np.int32)):
         run = Run("rdpmeans", Dataset(X), cons, HEAVY, seed=0)
         run.algorithm._force_mode = mode
         links = run.algorithm.links
         assert links.exact and links.unit == 1.0 and links.steps.dtype == np.int16
+        assert links.indices.dtype == np.uint16
         if as_float:
-            run.algorithm.links = dataclasses.replace(links, steps=links.data)
+            links = dataclasses.replace(links, steps=links.data)
+        if indices is not None:
+            links = dataclasses.replace(links, indices=links.indices.astype(indices))
+        run.algorithm.links = links
         runs.append([run.step() for _ in range(8)])
-    for (z, centers, _), a, b in zip(ref, *runs, strict=True):
+    for (z, centers, _), a, *others in zip(ref, *runs, strict=True):
         np.testing.assert_array_equal(a.labels, z)
         np.testing.assert_allclose(a.model["centers"], centers, rtol=1e-12, atol=1e-12)
-        assert a.equals(b) and a.objective == b.objective
+        for b in others:
+            assert a.equals(b) and a.objective == b.objective
     moves = [s.extras["n_changed"] for s in runs[0]]
     assert moves[0] > 300 and max(moves[1:]) > 40  # heavy passes
 
@@ -201,6 +207,17 @@ def test_link_weights_as_integer_steps():
     assert star.steps.dtype == np.int32
     labels = np.arange(n) % 3
     np.testing.assert_array_equal(star.step_scores(labels, 3).T, star.scores(labels, 3))
+
+
+def test_partner_indices_in_the_smallest_type_that_holds_them():
+    """uint16 while every point index fits (n <= 65,536), int32 beyond; same partners."""
+    assert P.partner_index_type(1 << 16) is np.uint16 and P.partner_index_type(65_537) is np.int32
+    for n in (1 << 16, 70_000):
+        pairs = np.array([[0, n - 1], [1, n - 2], [n - 3, 2]])
+        links = P.Links.build(Constraints(pairs[:2], pairs[2:], n_samples=n), 1.0, 1.0)
+        assert links.indices.dtype == P.partner_index_type(n)
+        np.testing.assert_array_equal(links.indices, links.matrix.indices)
+        assert links.indices.max() == n - 1
 
 
 def test_link_scores_match_scipy_and_moves_update_them():
