@@ -63,9 +63,11 @@ def enumerate_model(X, cons, weights, means, covs, assumption):
 
 def brute_force(X, cons, weights, means, covs, assumption):
     Y, log_prior, log_lik = enumerate_model(X, cons, weights, means, covs, assumption)
+    if not len(Y):  # the links cannot all hold with len(weights) components (scipy 1.11's
+        return None, -np.inf, -np.inf  # logsumexp refuses an empty array; 1.17's gives -inf)
     score = log_prior + log_lik
     log_joint, log_z = logsumexp(score), logsumexp(log_prior)
-    if not np.isfinite(log_z):  # the links cannot all hold with len(weights) components
+    if not np.isfinite(log_z):
         return None, -np.inf, -np.inf
     p = np.exp(score - log_joint)
     post = np.array([[p[Y[:, i] == k].sum() for k in range(len(weights))] for i in range(len(X))])
