@@ -44,6 +44,21 @@ def _prefetch(typingctx, array, index):
     return types.void(array, index), codegen
 
 
+@numba.njit(inline="always")
+def _choice(table: np.ndarray, H: np.ndarray, i: int, K: int, xi: float, unit: float,
+            linked: bool) -> tuple[int, float]:
+    """argmin_k table[i, k] - xi * H[k, i] * unit over k < K (the first on ties) and its value;
+    without ``linked`` H is not read."""
+    k = 0
+    best = table[i, 0] - xi * (H[0, i] * unit) if linked else table[i, 0]
+    for c in range(1, K):
+        v = table[i, c] - xi * (H[c, i] * unit) if linked else table[i, c]
+        if v < best:
+            k = c
+            best = v
+    return k, best
+
+
 @numba.njit(cache=True)
 def push_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: int, xi: float,
                 lam: float, labels: np.ndarray, H: np.ndarray, unit: float, indptr: np.ndarray,
@@ -73,13 +88,7 @@ def push_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: 
             _prefetch(flat, order[p + AHEAD] * width)
         if linked and p - last_move < GUESS_WINDOW and p + GUESS_AHEAD < stop:
             q = order[p + GUESS_AHEAD]
-            k = 0
-            best = table[q, 0] - xi * (H[0, q] * unit)
-            for c in range(1, K):
-                v = table[q, c] - xi * (H[c, q] * unit)
-                if v < best:
-                    k = c
-                    best = v
+            k, best = _choice(table, H, q, K, xi, unit, True)
             if k != labels[q] or not best < lam:
                 for e in range(indptr[q], indptr[q + 1], LINE // indices.itemsize):
                     _prefetch(indices, e)
@@ -89,13 +98,7 @@ def push_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: 
         if p == start and forced >= 0:
             k = forced
         else:
-            k = 0
-            best = table[i, 0] - xi * (H[0, i] * unit) if linked else table[i, 0]
-            for c in range(1, K):
-                v = table[i, c] - xi * (H[c, i] * unit) if linked else table[i, c]
-                if v < best:
-                    k = c
-                    best = v
+            k, best = _choice(table, H, i, K, xi, unit, linked)
             if not best < lam:
                 return p
         a = labels[i]
