@@ -45,18 +45,32 @@ def _prefetch(typingctx, array, index):
 
 
 @numba.njit(inline="always")
-def _choice(table: np.ndarray, H: np.ndarray, i: int, K: int, xi: float, unit: float,
+def _choice(row: np.ndarray, scores: np.ndarray, K: int, xi: float, unit: float,
             linked: bool) -> tuple[int, float]:
-    """argmin_k table[i, k] - xi * H[k, i] * unit over k < K (the first on ties) and its value;
-    without ``linked`` H is not read."""
+    """argmin_k row[k] - xi * (scores[k] * unit) over k < K (the first on ties) and its value;
+    without ``linked`` the scores are not read."""
     k = 0
-    best = table[i, 0] - xi * (H[0, i] * unit) if linked else table[i, 0]
+    best = row[0] - xi * (scores[0] * unit) if linked else row[0]
     for c in range(1, K):
-        v = table[i, c] - xi * (H[c, i] * unit) if linked else table[i, c]
+        v = row[c] - xi * (scores[c] * unit) if linked else row[c]
         if v < best:
             k = c
             best = v
     return k, best
+
+
+@numba.njit(inline="always")
+def _move(H: np.ndarray, a: int, k: int, indices: np.ndarray, steps: np.ndarray, s: int,
+          e: int) -> None:
+    """A point whose links are entries s:e of the CSR arrays moves from cluster a to k: each
+    partner j's H[a, j] loses and H[k, j] gains the link's ``steps`` entry."""
+    from_row = H[a]
+    to_row = H[k]
+    for t in range(s, e):
+        j = indices[t]
+        w = steps[t]
+        from_row[j] -= w
+        to_row[j] += w
 
 
 @numba.njit(cache=True)
@@ -88,7 +102,7 @@ def push_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: 
             _prefetch(flat, order[p + AHEAD] * width)
         if linked and p - last_move < GUESS_WINDOW and p + GUESS_AHEAD < stop:
             q = order[p + GUESS_AHEAD]
-            k, best = _choice(table, H, q, K, xi, unit, True)
+            k, best = _choice(table[q], H[:, q], K, xi, unit, True)
             if k != labels[q] or not best < lam:
                 for e in range(indptr[q], indptr[q + 1], LINE // indices.itemsize):
                     _prefetch(indices, e)
@@ -98,7 +112,7 @@ def push_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: 
         if p == start and forced >= 0:
             k = forced
         else:
-            k, best = _choice(table, H, i, K, xi, unit, linked)
+            k, best = _choice(table[i], H[:, i], K, xi, unit, linked)
             if not best < lam:
                 return p
         a = labels[i]
@@ -106,13 +120,7 @@ def push_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: 
             labels[i] = k
             last_move = p
             if linked:
-                from_row = H[a]
-                to_row = H[k]
-                for e in range(indptr[i], indptr[i + 1]):
-                    j = indices[e]
-                    w = steps[e]
-                    from_row[j] -= w
-                    to_row[j] += w
+                _move(H, a, k, indices, steps, indptr[i], indptr[i + 1])
     return stop
 
 
@@ -140,20 +148,7 @@ def pull_visits(order: np.ndarray, start: int, stop: int, table: np.ndarray, K: 
                     scratch[c] = 0.0
                 for t in range(s, e):
                     scratch[labels[indices[t]]] += data[t]
-                k = 0
-                value = table[i, 0] - xi * scratch[0]
-                for c in range(1, K):
-                    v = table[i, c] - xi * scratch[c]
-                    if v < value:
-                        k = c
-                        value = v
-            else:
-                k = 0
-                value = table[i, 0]
-                for c in range(1, K):
-                    if table[i, c] < value:
-                        k = c
-                        value = table[i, c]
+            k, value = _choice(table[i], scratch, K, xi, 1.0, s != e)
         if not value < lam:
             return p
         labels[i] = k
@@ -180,13 +175,7 @@ def apply_moves(moved: np.ndarray, before: np.ndarray, after: np.ndarray, indptr
     ``after``, all at once."""
     for t in range(moved.size):
         i = moved[t]
-        from_row = H[before[i]]
-        to_row = H[after[i]]
-        for e in range(indptr[i], indptr[i + 1]):
-            j = indices[e]
-            w = steps[e]
-            from_row[j] -= w
-            to_row[j] += w
+        _move(H, before[i], after[i], indices, steps, indptr[i], indptr[i + 1])
 
 
 @numba.njit(cache=True)
