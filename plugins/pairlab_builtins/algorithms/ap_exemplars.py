@@ -28,22 +28,6 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def _argmax(x: np.ndarray) -> int:
-    """numpy's arg max of x (the first largest; the first NaN)."""
-    top = x[0]
-    if top != top:
-        return 0
-    best = 0
-    for t in range(1, x.size):
-        if x[t] > top:
-            top = x[t]
-            best = t
-        elif x[t] != x[t]:
-            return t
-    return best
-
-
-@numba.njit(cache=True)
 def _argmax_at(row: np.ndarray, cols: np.ndarray) -> int:
     """Position q of numpy's arg max of row[cols] (the first largest; the first NaN)."""
     top = row[cols[0]]
@@ -223,7 +207,7 @@ def refined_exemplars(S: np.ndarray, cols: np.ndarray, top_c: np.ndarray,
             row = S[i]
             for t in range(members.size):
                 acc[t] += row[members[t]]
-        refined[q] = members[_argmax(acc)]
+        refined[q] = members[np.argmax(acc)]   # numba's: numpy's rules, NaN included
     stays = refined == cols
     c = np.empty(n, dtype=np.int64)
     if stays.all():                    # the same exemplars: the same assignment
