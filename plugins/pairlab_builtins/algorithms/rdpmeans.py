@@ -308,8 +308,8 @@ class RDPMeans(Algorithm):
         sweep(ctx, stop, self.lambda_value, self.geometry, self.links)
         K = ctx.n_clusters
         labels, start = ctx.labels, ctx.start_labels
-        H, kept = None, ctx.scores is not None and self.links.exact  # kept by the push sweep
-        if kept:
+        H = None
+        if ctx.scores is not None and self.links.exact:  # kept up to date by the push sweep
             H = ctx.scores[:K]
         elif ctx.start_scores is not None:
             H = self.links.moved_scores(ctx.start_scores, start, labels, K)

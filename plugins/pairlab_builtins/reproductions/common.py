@@ -200,15 +200,21 @@ def wrapped(notes: Sequence[str], width: int) -> str:
     return "\n".join(textwrap.fill(n, width) for n in notes)
 
 
-def save_curves(panels: Sequence[Any], out_dir: Path, name: str, **options: Any) -> list[Path]:
-    """Draw curve panels to NAME.png (at 1.5x, for screens) and NAME.svg; ``options`` (ncols,
-    title, notes, panel_size) go to :func:`pairlab.render.render_curves`."""
-    from pairlab.render import render_curves
-
+def _png_and_svg(draw: Any, panels: Sequence[Any], out_dir: Path, name: str,
+                 **options: Any) -> list[Path]:
+    """``draw`` (a :mod:`pairlab.render` function) to NAME.png at 1.5x (for screens) and NAME.svg."""
     paths = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
     for path in paths:
-        render_curves(panels, path, scale=1.5 if path.suffix == ".png" else 1.0, **options)
+        draw(panels, path, scale=1.5 if path.suffix == ".png" else 1.0, **options)
     return paths
+
+
+def save_curves(panels: Sequence[Any], out_dir: Path, name: str, **options: Any) -> list[Path]:
+    """Draw curve panels to NAME.png and NAME.svg; ``options`` (ncols, title, notes, panel_size)
+    go to :func:`pairlab.render.render_curves`."""
+    from pairlab.render import render_curves
+
+    return _png_and_svg(render_curves, panels, out_dir, name, **options)
 
 
 def render_records(result: FigureResult, out_dir: Path, name: str,
@@ -216,16 +222,12 @@ def render_records(result: FigureResult, out_dir: Path, name: str,
     """Draw the panels of ``result`` to NAME.png and NAME.svg with the canvas code of the app."""
     from pairlab.render import render_panels
 
-    paths = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
     panels = [r.panel() for r in result.panels]
     # wrap the notes to the figure's width: a longer line would widen the layout past the image
     width = max(60, int(result.ncols * panel_size[0] / 7.5))
     notes = wrapped(result.notes, width) or None
-    for path in paths:
-        render_panels(panels, path, ncols=result.ncols, panel_size=panel_size,
-                      title=result.figure_title, legend=True, notes=notes,
-                      scale=1.5 if path.suffix == ".png" else 1.0)
-    return paths
+    return _png_and_svg(render_panels, panels, out_dir, name, ncols=result.ncols,
+                        panel_size=panel_size, title=result.figure_title, legend=True, notes=notes)
 
 
 def rate(values: Sequence[bool]) -> float:

@@ -348,7 +348,6 @@ class PPCRelations(Reproduction):
         return ReproductionResult({"sets": summary, "skipped": skipped}, curves, notes)
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-
         from pairlab.render import CurvePanel, CurveSeries
 
         panels = []
@@ -791,7 +790,6 @@ class PPCFig10(Reproduction):
         return claims
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
-
         from pairlab.render import CurvePanel, CurveSeries
 
         panels = []

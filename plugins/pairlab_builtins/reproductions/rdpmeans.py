@@ -296,7 +296,6 @@ class RDPTables(Reproduction):
                 panels.append(CurvePanel(f"{metric}, {reading} reading of r", series,
                                          "p (1 = no noise)", f"{metric} (mean over r and sets)",
                                          y_range=(0.0, 1.0)))
-
         notes = wrapped(result.notes, 200)
         return save_curves(panels, out_dir, self.name, ncols=3,
                            title=f"{self.title} (Table 2 drawn)", notes=notes, panel_size=(470, 360))
@@ -501,7 +500,6 @@ class RDPErroneousK(Reproduction):
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
         """One panel per data set, F against the deviation, a line per method (the paper's
         Fig. 3 layout)."""
-
         from pairlab.render import CurvePanel, CurveSeries
 
         d = result.data
@@ -685,7 +683,6 @@ class RDPRate(Reproduction):
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
         """One panel per data set: NMI and F1 of RDP-means against r (the paper's Fig. 4),
         DP-means dashed."""
-
         from pairlab.render import CurvePanel, CurveSeries
 
         d = result.data

@@ -411,7 +411,6 @@ class ShentalFig5(Reproduction):
                 series.append(CurveSeries(f"{lv:.0%} constrained", x, m, m - sd, m + sd, colour=i))
             panels.append(CurvePanel(name, series, x_label="algorithm", y_label="f½",
                                      categories=[t.split()[0] for _, t, *_ in FIG5_METHODS]))
-
         notes = wrapped(result.notes, 110)
         return save_curves(panels, out_dir, self.name, ncols=min(3, len(panels)), title=self.title,
                            notes=notes)
