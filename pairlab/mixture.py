@@ -423,9 +423,6 @@ class MixtureAlgorithm(Algorithm):
         "M-step: α_k = N_k / N,  μ_k = Σ_i r_ik x_i / N_k,  "
         "Σ_k = Σ_i r_ik (x_i - μ_k)(x_i - μ_k)ᵀ / N_k,  N_k = Σ_i r_ik")
 
-    def step(self, state: State) -> State:
-        return self.finish_step(self.half_step(state))
-
     def half_step(self, state: State) -> State:
         """The M-step: new parameters, the posteriors still those of ``state``."""
         parameters = tuple(self.m_step(state))
