@@ -33,8 +33,9 @@ class Algorithm:
 
     Optional half-steps: an algorithm whose iteration has two phases names them in ``phases`` (in
     the order :meth:`step` applies them, e.g. ``("M-step", "E-step")``) and implements
-    :meth:`half_step` and :meth:`finish_step` with ``finish_step(half_step(s))`` equal to
-    ``step(s)`` bit for bit; :class:`~pairlab.Run` can then step by halves. :meth:`explain` gives
+    :meth:`half_step` and :meth:`finish_step`; the inherited :meth:`step` is
+    ``finish_step(half_step(s))`` (a plugin that overrides it for speed must keep the two equal
+    bit for bit); :class:`~pairlab.Run` can then step by halves. :meth:`explain` gives
     the numbers behind one point's label.
 
     Parameters named ``max_iter`` and ``tol`` have a conventional meaning: :class:`~pairlab.Run`
@@ -81,8 +82,14 @@ class Algorithm:
         raise NotImplementedError
 
     def step(self, state: State) -> State:
-        """Return the state one iteration after ``state`` (which must not be modified)."""
-        raise NotImplementedError
+        """Return the state one iteration after ``state`` (which must not be modified).
+
+        Defined here once for phased algorithms: ``finish_step(half_step(state))``, so the two
+        halves equal a whole step by construction. Others override it.
+        """
+        if not self.phases:
+            raise NotImplementedError
+        return self.finish_step(self.half_step(state))
 
     def half_step(self, state: State) -> State:
         """The state after the first phase (``phases[0]``) of the iteration that follows ``state``.

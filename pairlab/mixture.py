@@ -1,8 +1,10 @@
 """Gaussian-mixture machinery shared by GMM, GM-PR, constrained EM and PPC.
 
 One implementation of the Cholesky-based log densities, the weighted M-step for means and
-covariances, k-means++ seeding and the EM stepper skeleton; the constrained algorithms override
-only their E-step (and, where the paper says so, the update of the mixing weights).
+covariances, k-means++ seeding and the EM stepper skeleton :class:`MixtureAlgorithm`, whose one
+E-step hook (:meth:`MixtureAlgorithm.e_step`, returning an :class:`EStep`) every mixture plugin
+fills; the constrained algorithms also override, where the paper says so, the M-step's update of
+the mixing weights.
 
 Covariance types (``covariance_type``, as scikit-learn's ``GaussianMixture``): ``"full"`` one
 matrix per component, ``"tied"`` one matrix shared by all components, ``"diag"`` one
@@ -18,6 +20,7 @@ Sigma_k) over that family of matrices (see docs/algorithms/covariance_types.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -32,6 +35,7 @@ from .state import State
 __all__ = [
     "COVARIANCE_TYPES",
     "MIXTURE_PARAMS",
+    "EStep",
     "MixtureAlgorithm",
     "check_covariances",
     "compact_covariances",
@@ -390,13 +394,33 @@ def check_covariances(covs: Any, covariance_type: str, k: int, d: int,
     raise InvalidInputError(f"{name} must have shape {(k, d, d)}{also}, got {arr.shape}.")
 
 
+@dataclass(frozen=True)
+class EStep:
+    """What one E-step computes under parameters theta (:meth:`MixtureAlgorithm.e_step`).
+
+    ``responsibilities``: the (n, k) posteriors of the labels (or their approximation);
+    ``objective``: what EM increases, at theta; ``extras``: the state's extras, handed to the next
+    E-step as its ``previous``; ``labels``: when not the first arg max of each row of
+    ``responsibilities``; ``model``: entries of the state's model besides the weights, means,
+    covariances and precision factors.
+    """
+
+    responsibilities: np.ndarray
+    objective: float
+    extras: dict[str, Any] = field(default_factory=dict)
+    labels: np.ndarray | None = None
+    model: dict[str, Any] = field(default_factory=dict)
+
+
 class MixtureAlgorithm(Algorithm):
-    """EM skeleton for Gaussian mixtures. Subclasses override :meth:`e_step` and may override
-    :meth:`m_step`.
+    """EM skeleton for Gaussian mixtures (the template of scikit-learn's ``BaseMixture``).
+    Subclasses fill :meth:`e_step` and may override :meth:`m_step`.
 
     A state at iteration t holds the parameters theta_t in ``model`` and the posteriors and
-    objective computed under theta_t; :meth:`step` is one M-step then one E-step, so the parameter
-    sequence is exactly EM's (and scikit-learn's).
+    objective computed under theta_t; :meth:`step` is one M-step (:meth:`half_step`) then one
+    E-step (:meth:`finish_step`), so the parameter sequence is exactly EM's (and scikit-learn's).
+    The parameters travel as the tuple :meth:`m_step` returns: weights, means, covariances, then
+    any a subclass adds (GM-PR's cluster proportions).
 
     Covariances travel between the steps in the shape of :attr:`covariance_type`;
     ``model["covariances"]`` holds them as (k, d, d) matrices whatever the type, and
@@ -412,8 +436,7 @@ class MixtureAlgorithm(Algorithm):
         return self.params.get("covariance_type", "full")
 
     def initialize(self) -> State:
-        weights, means, covs = initial_parameters(self.X, self.params, self.rng)
-        return self.make_state(0, weights, means, covs)
+        return self.make_state(0, initial_parameters(self.X, self.params, self.rng), {})
 
     phases: ClassVar[tuple[str, ...]] = ("M-step", "E-step")
     #: the E-step as the paper writes it, shown by :meth:`explain`
@@ -422,9 +445,6 @@ class MixtureAlgorithm(Algorithm):
     m_step_equation: ClassVar[str] = (
         "M-step: α_k = N_k / N,  μ_k = Σ_i r_ik x_i / N_k,  "
         "Σ_k = Σ_i r_ik (x_i - μ_k)(x_i - μ_k)ᵀ / N_k,  N_k = Σ_i r_ik")
-
-    def step(self, state: State) -> State:
-        return self.finish_step(self.half_step(state))
 
     def half_step(self, state: State) -> State:
         """The M-step: new parameters, the posteriors still those of ``state``."""
@@ -446,13 +466,7 @@ class MixtureAlgorithm(Algorithm):
         means = half.model.get("means")
         if means is not None and means is not parameters[1]:
             parameters = (parameters[0], np.asarray(means, dtype=float), *parameters[2:])
-        return self.state_from_parameters(half.iteration, parameters,
-                                          half.extras["previous_extras"])
-
-    def state_from_parameters(self, iteration: int, parameters: tuple[np.ndarray, ...],
-                              previous_extras: Mapping[str, Any]) -> State:
-        """The whole state for M-step output ``parameters`` (runs the E-step)."""
-        return self.make_state(iteration, *parameters)
+        return self.make_state(half.iteration, parameters, half.extras["previous_extras"])
 
     def explain(self, state: State, index: int) -> Explanation | None:
         """The E-step's numbers for one point: its responsibilities (and, after the M-step
@@ -469,20 +483,24 @@ class MixtureAlgorithm(Algorithm):
         return Explanation(point=index, phase="E-step", equation=self.e_step_equation,
                            bars=(Bars("responsibilities r_ik", labels, r, int(r.argmax())),))
 
-    def make_state(self, iteration: int, weights: np.ndarray, means: np.ndarray,
-                   covs: np.ndarray, **model: np.ndarray) -> State:
+    def make_state(self, iteration: int, parameters: tuple[np.ndarray, ...],
+                   previous: Mapping[str, Any]) -> State:
+        """The state at ``iteration`` for ``parameters`` (weights, means, covariances in the
+        type's shape, ...): runs :meth:`e_step`, ``previous`` being the last E-step's extras."""
+        weights, means, covs = parameters[:3]
         prec_chol = precision_cholesky(covs, self.covariance_type)
-        resp, objective, extras = self.e_step(weights, means, prec_chol)
+        e = self.e_step(parameters, prec_chol, previous)
+        resp = e.responsibilities
         return State(
             iteration=iteration,
-            labels=resp.argmax(axis=1),
+            labels=resp.argmax(axis=1) if e.labels is None else e.labels,
             responsibilities=resp,
-            objective=objective,
+            objective=e.objective,
             objective_name=self.objective_name,
             model={"weights": weights, "means": means,
                    "covariances": self.full_covariances(covs, means.shape[0]),
-                   "precisions_cholesky": prec_chol, **model},
-            extras=extras,
+                   "precisions_cholesky": prec_chol, **e.model},
+            extras=e.extras,
         )
 
     def full_covariances(self, covs: np.ndarray, k: int) -> np.ndarray:
@@ -503,10 +521,30 @@ class MixtureAlgorithm(Algorithm):
         """:func:`gaussian_m_step` with this algorithm's ``reg_covar`` and covariance type."""
         return gaussian_m_step(X, resp, self.params["reg_covar"], self.covariance_type)
 
-    def e_step(
-        self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
-    ) -> tuple[np.ndarray, float, dict[str, Any]]:
-        """Return per-point posteriors (n, k), the objective under these parameters, extras."""
+    def e_step(self, parameters: tuple[np.ndarray, ...], prec_chol: np.ndarray,
+               previous: Mapping[str, Any]) -> EStep:
+        """The E-step hook: posteriors and objective under ``parameters`` (``prec_chol`` their
+        precision factors in the covariance type's shape). ``previous`` holds the extras of the
+        E-step before (empty at iteration 0), for E-steps that start where the last one ended.
+
+        What each built-in computes:
+
+        * ``gmm``: r_ik = α_k N(x_i | μ_k, Σ_k) / Σ_j α_j N(x_i | μ_j, Σ_j) (GM-PR eq. 11, a
+          point in no link); objective the log-likelihood Σ_i log Σ_k α_k N(x_i | μ_k, Σ_k).
+        * ``em-pc`` (Graça et al. 2007): the posterior projected onto the cannot-link set,
+          q* = arg min KL(q || p(Z | X)) s.t. q_a(k) + q_b(k) <= 1, through its dual;
+          objective log p(X) - KL(q* || p(Z | X)).
+        * ``constrained-em`` (Shental et al. 2004): exact chunklet posteriors p(y_j | X, Θ, E),
+          eq. 3 (must-links) and eq. 9 (cannot-links), by sum-product on the link network;
+          objective log p(X | Θ, E) with the normaliser Z(α) of eq. 10.
+        * ``ppc`` (Lu & Leen 2007): marginals P_p(z_i = k | X, Θ, W) under the prior of eq. 2.8,
+          exact per clique, by Gibbs sampling (eq. 3.1) or by mean field (eq. 3.5); the last two
+          start from ``previous``'s sample or Q; objective log P_p(X | Θ, W), Ω of eq. 2.12.
+        * ``gmpr`` (Yu et al. 2016): exact class posteriors, eq. 11 (free points), eq. 12
+          (must-linked chunklets), eq. 14 (cannot-links); ``gmpr-mixture`` with class densities
+          Σ_k π_mk N(x | μ_mk, Σ_mk) (eq. 21, 27, 29) and cluster posteriors (eq. 26, 28);
+          objective the observed-data log-likelihood.
+        """
         raise NotImplementedError
 
     def m_step(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

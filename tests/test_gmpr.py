@@ -116,7 +116,7 @@ STRUCTURES = [
 
 
 def state_at(algo, alpha, means, covs, pi=None):
-    return algo._state(0, alpha, means, covs, np.ones(len(means)) if pi is None else pi)
+    return algo.make_state(0, (alpha, means, covs, np.ones(len(means)) if pi is None else pi), {})
 
 
 @pytest.mark.parametrize("structure", range(len(STRUCTURES)))

@@ -41,7 +41,7 @@ def test_e_step_equals_brute_force_over_classes_and_clusters(structure):
                        {"n_components": m, "n_components_per_class": per_class})
     for _ in range(2):
         alpha, means, covs, pi, class_of = mixture_parameters(rng, per_class)
-        st = algo._state(0, alpha, means, covs, pi)
+        st = algo.make_state(0, (alpha, means, covs, pi), {})
         ll, q, r = brute_force(X, ml, cl, alpha, means, covs, pi, class_of)
         np.testing.assert_allclose(st.objective, ll, rtol=1e-11)
         np.testing.assert_allclose(st.responsibilities, q, atol=1e-11)

@@ -2,8 +2,10 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp
 
-from pairlab import InvalidInputError
+from pairlab import Algorithm, Dataset, InvalidInputError, get_registry
 from pairlab.mixture import (
+    EStep,
+    MixtureAlgorithm,
     estimate_log_gaussian,
     kmeans_plusplus,
     log_normalize,
@@ -48,3 +50,25 @@ def test_kmeans_plusplus_deterministic_and_distinct():
     assert np.array_equal(a, b) and len(np.unique(a, axis=0)) == 5
     with pytest.raises(InvalidInputError, match="lower n_components"):
         kmeans_plusplus(X[:3], 5, np.random.default_rng(0))
+
+
+MIXTURES = ("gmm", "em-pc", "constrained-em", "ppc", "gmpr", "gmpr-mixture")
+
+
+@pytest.mark.parametrize("name", MIXTURES)
+def test_every_mixture_plugin_fills_the_one_e_step_hook(name):
+    """The template (make_state, the M-step half, step) is shared; a plugin writes its
+    E-step in ``e_step``, which returns an :class:`EStep`."""
+    cls = get_registry().algorithm(name)
+    assert issubclass(cls, MixtureAlgorithm) and cls.e_step is not MixtureAlgorithm.e_step
+    assert cls.make_state is MixtureAlgorithm.make_state
+    assert cls.half_step is MixtureAlgorithm.half_step and cls.step is Algorithm.step
+    assert not hasattr(cls, "state_from_parameters")
+    rng = np.random.default_rng(0)
+    algo = cls(Dataset(rng.normal(size=(30, 2))), params={"n_components": 2})
+    state = algo.initialize()
+    parameters = algo.m_step(state)
+    e = algo.e_step(parameters, precision_cholesky(parameters[2], algo.covariance_type), state.extras)
+    assert isinstance(e, EStep)
+    after = algo.finish_step(algo.half_step(state))
+    assert np.array_equal(e.responsibilities, after.responsibilities) and e.objective == after.objective

@@ -303,6 +303,24 @@ def test_mean_field_solves_eq_3_5_with_factor_two():
     np.testing.assert_allclose(Q, fixed, atol=1e-10)
 
 
+def test_mean_field_e_step_starts_from_the_previous_e_step_it_is_given():
+    """The warm start is the hook's ``previous`` argument (the last E-step's extras), not state
+    kept on the algorithm: the E-step of iteration 2, rerun from iteration 1's extras, gives
+    iteration 2's posteriors bit for bit, and a cold start gives others."""
+    X, cons, params = small_cliques(1, w=1.2)
+    run = Run("ppc", Dataset(X), cons, params={**params, "inference": "mean-field"}, seed=0)
+    run.run(2)
+    one, two = run.history[1], run.history[2]
+    algo, model = run.algorithm, two.model
+    parameters = (model["weights"], model["means"], model["covariances"])
+    warm = algo.e_step(parameters, model["precisions_cholesky"], one.extras)
+    assert np.array_equal(warm.responsibilities, two.responsibilities)
+    assert warm.objective == two.objective
+    cold = algo.e_step(parameters, model["precisions_cholesky"], {})
+    assert not np.array_equal(cold.responsibilities, two.responsibilities)
+    assert not hasattr(algo, "_warm")
+
+
 def test_inference_on_a_grid_runs_mean_field_under_auto():
     side = 12
     idx = np.arange(side * side).reshape(side, side)

@@ -52,6 +52,7 @@ relaxed model and its objective is that model's likelihood (``extras["exact_infe
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -63,6 +64,7 @@ from pairlab.errors import InconsistentConstraintsError, InvalidInputError
 from pairlab.markov import LabelNetwork
 from pairlab.mixture import (
     MIXTURE_PARAMS,
+    EStep,
     MixtureAlgorithm,
     log_normalize,
 )
@@ -213,8 +215,11 @@ class ConstrainedEM(MixtureAlgorithm):
             grad = grad - (self._edge_count * r / (1.0 - r)) @ (dab - da - db)
         return log_z, grad
 
-    def e_step(self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
-               ) -> tuple[np.ndarray, float, dict[str, Any]]:
+    def e_step(self, parameters: tuple[np.ndarray, ...], prec_chol: np.ndarray,
+               previous: Mapping[str, Any]) -> EStep:
+        """Exact chunklet posteriors p(y_j | X, Theta, E) (eq. 3, eq. 9) on the link network;
+        objective log p(X | Theta, E) = log_joint - log Z(alpha) (eq. 10)."""
+        weights, means = parameters[:2]
         with np.errstate(divide="ignore"):
             log_alpha = np.log(weights)
         unary = self._unary(log_alpha, self.log_gaussian(self.X, means, prec_chol))
@@ -236,7 +241,7 @@ class ConstrainedEM(MixtureAlgorithm):
         resp = q if self._merge is None else q[self._ci]
         extras = {"log_joint": log_joint, "log_normalizer": log_z,
                   "exact_inference": self._net is None or self._net.exact}
-        return resp, log_joint - log_z, extras
+        return EStep(resp, log_joint - log_z, extras)
 
     def finish_step(self, half: State) -> State:
         new = super().finish_step(half)

@@ -245,12 +245,9 @@ class COPKMeans(Algorithm):
 
     phases = ("update centres", "assign points")
 
-    def step(self, state: State) -> State:
-        """Step 3 (centres to the means of their points; an empty cluster keeps its centre), then 2."""
-        return self.finish_step(self.half_step(state))
-
     def half_step(self, state: State) -> State:
-        """Step 3: centres to the means of their points; the labels not yet moved."""
+        """Step 3: centres to the means of their points (an empty cluster keeps its centre); the
+        labels not yet moved."""
         centers = cluster_means(self.X, state.labels, state.model["centers"])
         return State(state.iteration + 1, state.labels, objective=None,
                      objective_name=self.objective_name, model={"centers": centers, "means": centers},

@@ -34,6 +34,7 @@ the algorithm is exactly ``gmm``.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -41,7 +42,7 @@ import scipy.sparse as sp
 
 from pairlab import hookimpl
 from pairlab.errors import InvalidInputError
-from pairlab.mixture import MixtureAlgorithm, log_normalize
+from pairlab.mixture import EStep, MixtureAlgorithm, log_normalize
 
 __all__ = ["EMPC", "project_posteriors"]
 
@@ -210,19 +211,22 @@ class EMPC(MixtureAlgorithm):
                 f"em-pc uses cannot-links only (Graça et al.'s clustering constraints); "
                 f"{c.n_must_link} must-link(s) are ignored.", UserWarning, stacklevel=2)
 
-    def e_step(self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
-               ) -> tuple[np.ndarray, float, dict[str, Any]]:
+    def e_step(self, parameters: tuple[np.ndarray, ...], prec_chol: np.ndarray,
+               previous: Mapping[str, Any]) -> EStep:
+        """The posterior projected onto the cannot-link set, q* = arg min_{q in Q} KL(q ||
+        p(Z | X)) through its dual; objective log p(X) - KL(q* || p(Z | X))."""
+        weights, means = parameters[:2]
         log_p = self.weighted_log_prob(self.X, weights, means, prec_chol)
         resp, log_norm = log_normalize(log_p)
         loglik = float(log_norm.sum())
         if len(self.pairs) == 0:
-            return resp, loglik, {}
+            return EStep(resp, loglik)
         log_post = log_p - log_norm[:, None]
         q, lam, kl = project_posteriors(log_post, self.pairs, self.bound)
         excess = q[self.pairs[:, 0]] + q[self.pairs[:, 1]] - self.bound[:, None]
-        return q, loglik - kl, {"log_likelihood": loglik, "kl": kl,
-                                "max_violation": float(max(excess.max(), 0.0)),
-                                "dual": lam}
+        return EStep(q, loglik - kl, {"log_likelihood": loglik, "kl": kl,
+                                      "max_violation": float(max(excess.max(), 0.0)),
+                                      "dual": lam})
 
 
 @hookimpl

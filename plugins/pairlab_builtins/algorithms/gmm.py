@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from pairlab import hookimpl
-from pairlab.mixture import MixtureAlgorithm, log_normalize
+from pairlab.mixture import EStep, MixtureAlgorithm, log_normalize
 
 
 class GaussianMixtureEM(MixtureAlgorithm):
@@ -23,10 +24,12 @@ class GaussianMixtureEM(MixtureAlgorithm):
     citation = "Dempster, Laird & Rubin (1977), Maximum likelihood from incomplete data via the EM algorithm"
     uses_constraints = False
 
-    def e_step(self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
-               ) -> tuple[np.ndarray, float, dict[str, Any]]:
+    def e_step(self, parameters: tuple[np.ndarray, ...], prec_chol: np.ndarray,
+               previous: Mapping[str, Any]) -> EStep:
+        """r_ik = α_k N(x_i | μ_k, Σ_k) / Σ_j α_j N(x_i | μ_j, Σ_j); the log-likelihood."""
+        weights, means = parameters[:2]
         resp, log_norm = log_normalize(self.weighted_log_prob(self.X, weights, means, prec_chol))
-        return resp, float(log_norm.sum()), {}
+        return EStep(resp, float(log_norm.sum()))
 
 
 @hookimpl

@@ -18,9 +18,9 @@ from pairlab.errors import InvalidInputError
 from pairlab.explanation import Bars, Explanation
 from pairlab.mixture import (
     MIXTURE_PARAMS,
+    EStep,
     MixtureAlgorithm,
     initial_parameters,
-    precision_cholesky,
 )
 from pairlab.params import Param
 from pairlab.state import State
@@ -106,11 +106,7 @@ class GMPR(MixtureAlgorithm):
             raise InvalidInputError(
                 "weights_init must give every class a positive weight when there are cannot-links."
             )
-        return self._state(0, alpha, means, covs, pi)
-
-    def state_from_parameters(self, iteration: int, parameters: tuple[np.ndarray, ...],
-                              previous_extras: Mapping[str, Any]) -> State:
-        return self._state(iteration, *parameters)
+        return self.make_state(0, (alpha, means, covs, pi), {})
 
     def class_log_densities(self, X: np.ndarray, means: np.ndarray, prec_chol: np.ndarray,
                             pi: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -127,9 +123,12 @@ class GMPR(MixtureAlgorithm):
         s = np.add.reduceat(e, starts, axis=1)
         return mx + np.log(s), e / s[:, self.class_of_component]
 
-    def _state(self, iteration: int, alpha: np.ndarray, means: np.ndarray, covs: np.ndarray,
-               pi: np.ndarray) -> State:
-        prec_chol = precision_cholesky(covs, self.covariance_type)
+    def e_step(self, parameters: tuple[np.ndarray, ...], prec_chol: np.ndarray,
+               previous: Mapping[str, Any]) -> EStep:
+        """Exact class posteriors: eq. 11 (free points), eq. 12 (must-linked chunklets), eq. 14
+        (cannot-links); with several clusters per class the class densities of eq. 27 and the
+        cluster posteriors of eq. 26. Objective: the observed-data log-likelihood."""
+        alpha, means, _, pi = parameters
         log_dens, within = self.class_log_densities(self.X, means, prec_chol, pi)
         with np.errstate(divide="ignore"):
             log_alpha = np.log(alpha)
@@ -142,9 +141,7 @@ class GMPR(MixtureAlgorithm):
         n = self.dataset.n_samples
         resp = q[:n]
         extras: dict[str, Any] = {"class_counts": counts}
-        model = {"weights": alpha, "means": means,
-                 "covariances": self.full_covariances(covs, means.shape[0]),
-                 "precisions_cholesky": prec_chol}
+        model: dict[str, Any] = {}
         if self.single:
             if q.shape[0] > n:
                 extras["duplicate_responsibilities"] = q[n:]
@@ -159,9 +156,7 @@ class GMPR(MixtureAlgorithm):
             model["component_weights"] = pi
         for value in extras.values():
             value.setflags(write=False)
-        return State(iteration=iteration, labels=argmax_rows(resp), responsibilities=resp,
-                     objective=loglik, objective_name=self.objective_name, model=model,
-                     extras=extras)
+        return EStep(resp, loglik, extras, labels=argmax_rows(resp), model=model)
 
     def m_step(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Eq. 16-18 (34-37) for means and covariances, eq. 40 for the cluster proportions and

@@ -49,9 +49,6 @@ class KMeans(Algorithm):
 
     phases = ("update centres", "assign points")
 
-    def step(self, state: State) -> State:
-        return self.finish_step(self.half_step(state))
-
     def half_step(self, state: State) -> State:
         """Lloyd's update: every centre to the mean of its points; the labels not yet moved."""
         centers = cluster_means(self.X, state.labels, state.model["centers"])

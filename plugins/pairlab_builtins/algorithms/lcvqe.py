@@ -169,10 +169,6 @@ class LCVQE(Algorithm):
 
     phases = ("update centroids", "assign points")
 
-    def step(self, state: State) -> State:
-        """M-step (weighted means with the state's violations), then the E-step."""
-        return self.finish_step(self.half_step(state))
-
     def finish_step(self, half: State) -> State:
         """The E-step under the half-state's centroids."""
         return self._state(half.iteration, np.asarray(half.model["centers"]))

@@ -193,10 +193,6 @@ class PCKMeans(Algorithm):
 
     phases = ("update centres", "assign points")
 
-    def step(self, state: State) -> State:
-        """M-step (means, then metrics) for the state's labels, then one assignment pass."""
-        return self.finish_step(self.half_step(state))
-
     def half_step(self, state: State) -> State:
         """The M-step: centres (and metrics) for the state's labels; the labels not yet moved."""
         centers = cluster_means(self.X, state.labels, state.model["centers"])

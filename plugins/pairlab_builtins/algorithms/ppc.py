@@ -57,6 +57,7 @@ from pairlab import Param, State, hookimpl
 from pairlab.errors import InvalidInputError
 from pairlab.mixture import (
     MIXTURE_PARAMS,
+    EStep,
     MixtureAlgorithm,
     log_normalize,
 )
@@ -182,7 +183,6 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
             node_sizes = node_sizes[:0]
         self._omega = _Omega(omega_groups, node_sizes, (g.sizes[a[on]], g.sizes[b[on]], w[on]))
         self._grid: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._warm: dict[str, Any] | None = None
 
         parts = []
         if self._approx is not None:
@@ -205,17 +205,12 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
 
         return weight(c.must_link) == np.inf, weight(c.cannot_link) == -np.inf
 
-    def state_from_parameters(self, iteration: int, parameters: tuple[np.ndarray, ...],
-                              previous_extras: Mapping[str, Any]) -> State:
-        self._warm = dict(previous_extras)  # Gibbs and mean field start from the last posteriors
-        try:
-            return super().state_from_parameters(iteration, parameters, previous_extras)
-        finally:
-            self._warm = None
-
-    def e_step(self, weights: np.ndarray, means: np.ndarray, prec_chol: np.ndarray
-               ) -> tuple[np.ndarray, float, dict[str, Any]]:
-        """Posteriors P_p(z_i = k | X, Theta, W) per clique and log P_p(X | Theta, W) (section 3)."""
+    def e_step(self, parameters: tuple[np.ndarray, ...], prec_chol: np.ndarray,
+               previous: Mapping[str, Any]) -> EStep:
+        """Posteriors P_p(z_i = k | X, Theta, W) per clique and log P_p(X | Theta, W) (section 3):
+        exact, Gibbs (eq. 3.1) or mean field (eq. 3.5); the last two start from ``previous``'s
+        sample or Q (the last E-step's extras)."""
+        weights, means = parameters[:2]
         g = self._graph
         log_p = self.weighted_log_prob(self.X, weights, means, prec_chol)
         U = log_p if g.agg is None else g.agg @ log_p
@@ -230,15 +225,16 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
             for grp in self._groups:
                 total += grp.posteriors(U, Q)
             if self._approx is not None:
-                total += self._approximate(U, Q, extras)
+                total += self._approximate(U, Q, extras, previous)
         if not self._omega.trivial and not self._ignore_omega:
             with np.errstate(divide="ignore"):
                 total -= float(self._omega.value(np.log(weights)[None])[0])
         resp = Q if g.agg is None else Q[g.node_of]
-        return resp, total, extras
+        return EStep(resp, total, extras)
 
-    def _approximate(self, U: np.ndarray, Q: np.ndarray, extras: dict[str, Any]) -> float:
-        p, ap, warm = self.params, self._approx, self._warm or {}
+    def _approximate(self, U: np.ndarray, Q: np.ndarray, extras: dict[str, Any],
+                     warm: Mapping[str, Any]) -> float:
+        p, ap = self.params, self._approx
         Ua = U[ap.nodes]
         if p["inference"] == "gibbs":
             Qa, z = ap.gibbs(Ua, warm.get("gibbs_state"), self.rng, p["gibbs_burn_in"],

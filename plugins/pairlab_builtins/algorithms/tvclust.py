@@ -105,12 +105,6 @@ class TVClust(TVClustModel):
         means, prec_chol = self._draw_theta(labels, K)
         return self._state(0, labels, means, prec_chol, None)
 
-    def step(self, state: State) -> State:
-        """One sweep of eq. 13 over all points in a random order, then theta | z."""
-        z, means, prec_chol = self._assign(state)
-        means, prec_chol = self._draw_theta(z, means.shape[0])
-        return self._state(state.iteration + 1, z, means, prec_chol, state)
-
     def half_step(self, state: State) -> State:
         """The sweep of eq. 13 only: new labels; surviving clusters keep their theta, new ones have
         the theta drawn when they opened."""

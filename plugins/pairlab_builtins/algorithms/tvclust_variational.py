@@ -158,7 +158,8 @@ class TVClustVariational(TVClustModel):
         return self._state(0, resp)
 
     def step(self, state: State) -> State:
-        """q(z) block by block, then q(v) and q(theta) (inside :meth:`_state`)."""
+        """q(z) block by block, then q(v) and q(theta) (inside :meth:`_state`): the two halves
+        without computing the half-state's ELBO, which ``Algorithm.step`` would."""
         return self._state(state.iteration + 1, self._update_z(state))
 
     def half_step(self, state: State) -> State:
