@@ -13,7 +13,6 @@ else is called from the GUI thread, which never touches a pane's run while a wor
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -382,9 +381,7 @@ class Lab:
             pane, run = entry["pane"], entry["run"]
             if pane.run is not run:  # the run was rebuilt since: nothing to restore it into
                 return self.undo()
-            run.history[:] = entry["history"]
-            run.halves = entry["halves"]
-            run.converged = entry["converged"]
+            run.restore(entry["snapshot"])
             pane._cache.clear()
             if entry["on_half"]:
                 self.seek_half(entry["iteration"])
@@ -616,16 +613,10 @@ class Lab:
         half = run.halves[t - 1]
         means = np.array(half.model["means"], dtype=float)
         means[k] = self.view_map.lift(np.array([[x, y]]))[0]
-        model = dict(half.model, means=means)
-        if "centers" in model and np.array_equal(half.model["centers"], half.model["means"]):
-            model["centers"] = means  # k-means keeps its centres and means as one array
-        self._undo.append({"kind": "history", "pane": pane, "run": run,
-                           "history": list(run.history), "halves": dict(run.halves),
-                           "converged": run.converged, "iteration": self.iteration,
-                           "on_half": self.on_half})
+        self._undo.append({"kind": "history", "pane": pane, "run": run, "snapshot": run.snapshot(),
+                           "iteration": self.iteration, "on_half": self.on_half})
         del self._undo[:-100]
-        run.drop_after(t - 1)
-        run.halves[t - 1] = dataclasses.replace(half, model=model)
+        run.replace_half(t - 1, run.algorithm.with_means(half, means))
         run.step()  # the second phase under the moved mean (cheap: one E-step or assignment)
         pane._cache.clear()
         self.seek(t)
