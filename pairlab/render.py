@@ -28,17 +28,11 @@ import numpy as np
 
 from .constraints import Constraints
 from .dataset import Dataset
+from .draw.frames import Frame, build_frame
+from .draw.geometry import ViewMap, data_bounds, region_bounds
+from .draw.palette import Style
+from .draw.regions import RegionImage, decision_regions
 from .errors import InvalidInputError
-from .gui.frames import (
-    Frame,
-    RegionImage,
-    ViewMap,
-    build_frame,
-    data_bounds,
-    decision_regions,
-    region_bounds,
-)
-from .gui.palette import Style
 from .state import State
 
 __all__ = [
@@ -102,7 +96,7 @@ class Panel:
     """One plot of a figure.
 
     ``decision_regions`` is an object with ``predict_proba(state, X)`` (e.g. ``run.algorithm``),
-    a precomputed :class:`~pairlab.gui.frames.RegionImage`, or None. ``init_means`` are initial
+    a precomputed :class:`~pairlab.draw.frames.RegionImage`, or None. ``init_means`` are initial
     means (data space) drawn as crosses.
     """
 
@@ -292,7 +286,7 @@ def render_state(dataset: Dataset, constraints: Constraints | None, state: State
     """Render one state (or the bare data with ``state=None``) to ``path``; returns the ``QImage``.
 
     ``decision_regions``: an object with ``predict_proba(state, X)`` (``run.algorithm``), a
-    :class:`~pairlab.gui.frames.RegionImage`, or None for no background.
+    :class:`~pairlab.draw.frames.RegionImage`, or None for no background.
     """
     panel = Panel(dataset, constraints, state, title, decision_regions, init_means)
     return render_panels([panel], path, ncols=1, panel_size=size, style=style, legend=legend,
@@ -315,8 +309,8 @@ def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
     """Grouped bars (one group per category, one bar per series) with whiskers."""
     import pyqtgraph as pg
 
+    from .draw.palette import INK, OKABE_ITO
     from .gui.canvas import _pen, _qcolor
-    from .gui.palette import INK, OKABE_ITO
 
     n_series = max(1, len(panel.series))
     width = 0.8 / n_series
@@ -445,8 +439,8 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
     import pyqtgraph as pg
     from PySide6 import QtCore
 
+    from .draw.palette import GREY, INK, OKABE_ITO, SYMBOLS
     from .gui.canvas import _cache_axis, _pen, _qcolor
-    from .gui.palette import GREY, INK, OKABE_ITO, SYMBOLS
 
     ensure_app()
     if not panels:

@@ -8,18 +8,13 @@ import numpy as np
 import pytest
 
 from pairlab import Constraints, Dataset, Param, Registry, State, hookimpl
+from pairlab.draw.classes import point_classes
+from pairlab.draw.frames import build_frame
+from pairlab.draw.geometry import ViewMap, ellipse_curves, nearest_point, nearest_segment
+from pairlab.draw.palette import N_LEVELS, OKABE_ITO, saturation_levels
+from pairlab.draw.regions import decision_regions
 from pairlab.errors import InvalidInputError
-from pairlab.gui.frames import (
-    ViewMap,
-    build_frame,
-    decision_regions,
-    ellipse_curves,
-    nearest_point,
-    nearest_segment,
-    point_classes,
-)
 from pairlab.gui.model import Lab, flip_noise
-from pairlab.gui.palette import N_LEVELS, OKABE_ITO, saturation_levels
 from pairlab.gui.session import apply_session, read_session, save_session, session_dict
 
 from .helpers import HalfwayToClassMeans
@@ -290,8 +285,8 @@ def test_session_errors_are_readable(lab, tmp_path):
 
 
 def test_model_layer_imports_no_qt():
-    code = ("import sys\nimport pairlab.gui.model, pairlab.gui.frames, pairlab.gui.session, "
-            "pairlab.gui.palette, pairlab.gui.command\n"
+    code = ("import sys\nimport pairlab.gui.model, pairlab.draw.frames, pairlab.gui.session, "
+            "pairlab.draw.palette, pairlab.gui.command\n"
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', "
             "'shiboken6')]\nassert not bad, bad\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

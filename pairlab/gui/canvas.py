@@ -1,4 +1,4 @@
-"""The data canvas: draws a :class:`~pairlab.gui.frames.Frame` on a pyqtgraph ``PlotItem``.
+"""The data canvas: draws a :class:`~pairlab.draw.frames.Frame` on a pyqtgraph ``PlotItem``.
 
 :class:`CanvasLayers` owns every graphics item of one plot and is shared by the app
 (:class:`CanvasWidget`) and the headless renderer (:mod:`pairlab.render`), so a paper figure and
@@ -18,8 +18,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from .frames import Frame
-from .palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
+from ..draw.frames import Frame
+from ..draw.palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
 
 __all__ = ["CanvasLayers", "CanvasWidget", "ObjectivePlot"]
 

@@ -8,11 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..draw.frames import Frame
+from ..draw.geometry import data_bounds
+from ..draw.palette import Style
 from ..errors import InvalidInputError
 from ..render import FigureRenderer, render_frames, save_gif
-from .frames import Frame, data_bounds
 from .model import Lab
-from .palette import Style
 
 __all__ = ["export_animation", "export_view", "lab_frames"]
 

@@ -4,7 +4,7 @@
 initial means, the seed and one :class:`Pane` per algorithm being compared) and drives the panes'
 :class:`~pairlab.Run` objects together: one global iteration cursor, replayed from the stored
 history when it exists (``Run.seek``), computed otherwise. Frames for the canvas come from
-:mod:`pairlab.gui.frames`. Nothing here knows about widgets, so the controller is testable
+:mod:`pairlab.draw.frames`. Nothing here knows about widgets, so the controller is testable
 headless.
 
 Threading: :meth:`Lab.build_run` and :meth:`Lab.compute_to` may run on a worker thread; everything
@@ -22,20 +22,12 @@ import numpy as np
 from ..algorithm import Algorithm
 from ..constraints import Constraints
 from ..dataset import Dataset
+from ..draw.frames import Frame, build_frame
+from ..draw.geometry import ViewMap, link_segments, nearest_point, nearest_segment, region_bounds
+from ..draw.regions import RegionImage, decision_regions
 from ..errors import InvalidInputError, PairlabError
 from ..run import Run
 from ..state import State
-from .frames import (
-    Frame,
-    RegionImage,
-    ViewMap,
-    build_frame,
-    decision_regions,
-    link_segments,
-    nearest_point,
-    nearest_segment,
-    region_bounds,
-)
 
 __all__ = ["CLASS_COUNT_PARAMS", "DEFAULT_LIMIT", "SHOWN_METRICS", "Lab", "Pane", "class_count_params",
            "default_lab", "describe_error", "flip_noise"]
