@@ -155,8 +155,8 @@ def run(args: argparse.Namespace) -> int:
     lab, iteration = configure_lab(args)
     from PySide6 import QtCore, QtWidgets
 
-    from ..render import quiet_offscreen
     from .app import MainWindow
+    from .figure import quiet_offscreen
 
     app = QtWidgets.QApplication.instance()
     if app is None:

@@ -1,5 +1,5 @@
 """Export what the app shows: the current view as PNG or SVG, a whole run as an animated GIF or a
-folder of PNG frames. Everything is drawn by :mod:`pairlab.render`, i.e. by the same canvas."""
+folder of PNG frames. Everything is drawn by :mod:`pairlab.gui.figure`, i.e. by the same canvas."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..draw.frames import Frame
 from ..draw.geometry import data_bounds
 from ..draw.palette import Style
 from ..errors import InvalidInputError
-from ..render import FigureRenderer, render_frames, save_gif
+from .figure import FigureRenderer, render_frames, save_gif
 from .model import Lab
 
 __all__ = ["export_animation", "export_view", "lab_frames"]
