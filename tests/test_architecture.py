@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 QT = ("PySide6", "pyqtgraph", "PyQt5", "PyQt6", "shiboken6")
 PRESENTATION = ("pairlab.gui", "pairlab.render", "pairlab.benchcases.gui", "pairlab.sweep.figures")
 SHELL = ("pairlab.cli",)
-QT_FREE_GUI = ("pairlab.gui.model", "pairlab.draw.frames", "pairlab.gui.session", "pairlab.draw.palette",
-               "pairlab.gui.lessons")
+QT_FREE_GUI = ("pairlab.gui.model", "pairlab.gui.lab_data", "pairlab.gui.lab_timeline",
+               "pairlab.gui.lab_views", "pairlab.gui.pane", "pairlab.gui.session", "pairlab.gui.lessons")
 PLUGIN_KINDS_WITHOUT_DRAWING = ("pairlab_builtins.algorithms", "pairlab_builtins.datasets",
                                 "pairlab_builtins.metrics")
 
