@@ -65,7 +65,7 @@ class Timeline:
         """Install a built run (or the error that prevented it) on the GUI thread."""
         pane.run = run
         pane.error = None if error is None else describe_error(pane, error, 0)
-        pane._cache.clear()
+        pane.cache.clear()
         if run is not None:
             run.seek(min(self.iteration, len(run.history) - 1))
 
@@ -157,7 +157,7 @@ class Timeline:
         del self._undo[:-100]
         run.replace_half(t - 1, run.algorithm.with_means(half, means))
         run.step()  # the second phase under the moved mean (cheap: one E-step or assignment)
-        pane._cache.clear()
+        pane.cache.clear()
         self.seek(t)
 
     def _undo_history(self, entry: dict[str, Any]) -> str:
@@ -166,7 +166,7 @@ class Timeline:
         if pane.run is not run:  # the run was rebuilt since: nothing to restore it into
             return self.undo()  # type: ignore[attr-defined]
         run.restore(entry["snapshot"])
-        pane._cache.clear()
+        pane.cache.clear()
         if entry["on_half"]:
             self.seek_half(entry["iteration"])
         else:

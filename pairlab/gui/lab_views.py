@@ -72,7 +72,7 @@ class LabViews:
         match = self.match_colours and self.has_truth
         key = ("frame", pane.generation, self.constraints_version, index, half, regions,
                regions_resolution, pane.error, match)
-        cached = pane._cache.get(key)
+        cached = pane.cache.get(key)
         if cached is not None:
             return cached
         region = None
@@ -104,25 +104,25 @@ class LabViews:
                 frame.colour, frame.level = previous.colour, previous.level
                 frame.regions = previous.regions if regions else None
                 return frame
-        pane._cache[key] = frame
+        pane.cache[key] = frame
         return frame
 
     def set_region_bounds(self, rect: tuple[float, float, float, float]) -> None:
         """The area (x0, y0, width, height) decision regions cover; cached images are dropped."""
         self.bounds = tuple(float(v) for v in rect)  # type: ignore[assignment]
         for pane in self.panes:
-            for key in [k for k in pane._cache if k[0] in ("regions", "frame")]:
-                del pane._cache[key]
+            for key in [k for k in pane.cache if k[0] in ("regions", "frame")]:
+                del pane.cache[key]
 
     def regions(self, pane: Pane, state: State, index: Any, resolution: int) -> RegionImage | None:
         match = self.match_colours and self.has_truth
         key = ("regions", pane.generation, index, resolution, self.bounds, match)
-        if key not in pane._cache:
+        if key not in pane.cache:
             assert pane.run is not None and self.dataset is not None
-            pane._cache[key] = decision_regions(pane.run.algorithm, state, self.dataset,
+            pane.cache[key] = decision_regions(pane.run.algorithm, state, self.dataset,
                                                 view_map=self.view_map, bounds=self.bounds,
                                                 resolution=resolution, match_truth=match)
-        return pane._cache[key]
+        return pane.cache[key]
 
     def metrics(self, pane: Pane, t: int | None = None, names: Sequence[str] | None = SHOWN_METRICS
                 ) -> dict[str, float]:
@@ -136,11 +136,11 @@ class LabViews:
         chosen = tuple(names) if names is not None else None
         key = ("metrics", pane.generation, self.constraints_version, state.iteration, state.phase,
                chosen)
-        if key not in pane._cache:
+        if key not in pane.cache:
             metrics = [e.obj for e in self.registry.entries("metrics")
                        if chosen is None or e.name in chosen]
-            pane._cache[key] = evaluate(state.labels, self.dataset.y, self.constraints, metrics)
-        return pane._cache[key]
+            pane.cache[key] = evaluate(state.labels, self.dataset.y, self.constraints, metrics)
+        return pane.cache[key]
 
     def metric_titles(self) -> dict[str, str]:
         return {e.name: e.obj.title for e in self.registry.entries("metrics")}

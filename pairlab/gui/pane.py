@@ -32,7 +32,8 @@ class Pane:
         self.run: Run | None = None
         self.error: str | None = None
         self.generation = 0
-        self._cache: dict[Any, Any] = {}
+        #: What the panes show (frames, region images, metrics), keyed by what it depends on.
+        self.cache: dict[Any, Any] = {}
 
     @property
     def name(self) -> str:
@@ -63,7 +64,7 @@ class Pane:
         self.run = None
         self.error = None
         self.generation += 1
-        self._cache.clear()
+        self.cache.clear()
 
     def status(self) -> str:
         if self.error is not None:
