@@ -102,7 +102,7 @@ def configure_lab(args: argparse.Namespace, registry: Any = None) -> tuple[Any, 
         lab.add_random_links(args.must_link or 0, args.cannot_link or 0)
     elif lab.has_truth:
         lab.add_random_links(3, 3)
-    lab._undo.clear()
+    lab.clear_undo()
     return lab, 0
 
 

@@ -123,6 +123,10 @@ class LabData:
         self._undo.append(self._snapshot())
         del self._undo[:-100]
 
+    def clear_undo(self) -> None:
+        """Forget every edit (a fresh session has nothing to undo)."""
+        self._undo.clear()
+
     @property
     def undo_kind(self) -> str:
         """What :meth:`undo` would undo: "setup", "history" or "" (nothing)."""

@@ -193,5 +193,5 @@ def default_lab(registry: Any = None) -> Lab:
             lab.add_random_links(3, 3)
         except PairlabError:
             pass
-    lab._undo.clear()
+    lab.clear_undo()
     return lab
