@@ -8,6 +8,7 @@ and estimators are thin drivers around this (see :class:`pairlab.Run`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from .constraints import Constraints
 from .dataset import Dataset
+from .errors import InvalidInputError
 from .explanation import Bars, Explanation, argmax_or_none, component_labels
 from .params import Param, resolve_params
 from .state import State
@@ -49,6 +51,9 @@ class Algorithm:
     params: ClassVar[tuple[Param, ...]] = ()
     uses_constraints: ClassVar[bool] = True
     accepts_means_init: ClassVar[bool] = False
+    #: The ``State.model`` entries that hold the cluster means, all replaced by :meth:`with_means`
+    #: (centroid methods keep ``"centers"`` and ``"means"`` as one array).
+    mean_keys: ClassVar[tuple[str, ...]] = ("means",)
     hard_constraints: ClassVar[bool] = False
     phases: ClassVar[tuple[str, ...]] = ()
 
@@ -101,6 +106,16 @@ class Algorithm:
     def finish_step(self, half: State) -> State:
         """Complete the iteration :meth:`half_step` started (the second phase)."""
         raise NotImplementedError(f"{self.name} steps whole iterations only")
+
+    def with_means(self, state: State, means: np.ndarray) -> State:
+        """``state`` with its cluster means replaced by ``means`` (every key in :attr:`mean_keys`
+        that the model holds); the teaching app calls it on a half-state when a mean is moved."""
+        if "means" not in state.model:
+            raise InvalidInputError(f"{self.name}'s state has no means to replace")
+        means = np.array(means, dtype=float)
+        model = dict(state.model)
+        model.update({key: means for key in self.mean_keys if key in model})
+        return dataclasses.replace(state, model=model)
 
     def explain(self, state: State, index: int) -> Explanation | None:
         """The numbers behind point ``index``'s label at ``state`` (default: its soft labels)."""

@@ -1,8 +1,9 @@
 """Headless rendering of data, links and algorithm states to PNG or SVG (for papers and slides).
 
 The figures are drawn by the teaching app's own canvas (:class:`pairlab.gui.canvas.CanvasLayers`)
-and written with pyqtgraph's exporters, so a figure looks exactly like the lecture view. A Qt
-application is created on first use; without a display the ``offscreen`` platform is used.
+from the Qt-free frames of :mod:`pairlab.draw` and written with pyqtgraph's exporters
+(:mod:`pairlab.gui.figure`), so a figure looks exactly like the lecture view. A Qt application is
+created on first use; without a display the ``offscreen`` platform is used.
 
 Examples
 --------
@@ -17,28 +18,30 @@ from __future__ import annotations
 
 import math
 import os
-import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .constraints import Constraints
 from .dataset import Dataset
+from .draw.frames import Frame, build_frame
+from .draw.geometry import ViewMap, data_bounds, region_bounds
+from .draw.palette import Style
+from .draw.regions import RegionImage, decision_regions
 from .errors import InvalidInputError
-from .gui.frames import (
-    Frame,
-    RegionImage,
-    ViewMap,
-    build_frame,
-    data_bounds,
-    decision_regions,
-    region_bounds,
+from .gui.figure import (
+    FigureRenderer,
+    add_notes,
+    ensure_app,
+    export_scene,
+    notes_height,
+    qimage_to_array,
+    quiet_offscreen,
+    render_frames,
+    save_gif,
 )
-from .gui.palette import Style
 from .state import State
 
 __all__ = [
@@ -57,52 +60,12 @@ __all__ = [
     "save_gif",
 ]
 
-_APP: Any = None
-
-
-def ensure_app() -> Any:
-    """The running ``QApplication``, creating one (offscreen when there is no display)."""
-    global _APP
-    from .extras import require_gui
-
-    require_gui("Drawing figures")
-    from PySide6 import QtWidgets
-
-    app = QtWidgets.QApplication.instance()
-    if app is None:
-        if (not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY")
-                and not os.environ.get("WAYLAND_DISPLAY") and os.name == "posix"):
-            os.environ["QT_QPA_PLATFORM"] = "offscreen"
-        app = _APP = QtWidgets.QApplication(["pairlab"])
-        if app.platformName() == "offscreen":
-            quiet_offscreen()
-    return app
-
-
-def quiet_offscreen() -> None:
-    """Drop the offscreen platform's "This plugin does not support propagateSizeHints()" warning
-    (printed whenever a window is shown; it says nothing about pairlab); pass on everything else."""
-    from PySide6 import QtCore
-
-    previous = None
-
-    def handler(mode: Any, context: Any, message: str) -> None:
-        if "does not support propagateSizeHints" in message:
-            return
-        if previous is not None:
-            previous(mode, context, message)
-        else:
-            print(message, file=sys.stderr)
-
-    previous = QtCore.qInstallMessageHandler(handler)
-
-
 @dataclass
 class Panel:
     """One plot of a figure.
 
     ``decision_regions`` is an object with ``predict_proba(state, X)`` (e.g. ``run.algorithm``),
-    a precomputed :class:`~pairlab.gui.frames.RegionImage`, or None. ``init_means`` are initial
+    a precomputed :class:`~pairlab.draw.frames.RegionImage`, or None. ``init_means`` are initial
     means (data space) drawn as crosses.
     """
 
@@ -127,149 +90,6 @@ class Panel:
                            info=self.info)
 
 
-class FigureRenderer:
-    """A reusable offscreen figure of ``n_panels`` canvases (``ncols`` per row).
-
-    :meth:`render` draws one list of frames and returns the ``QImage`` (and writes ``path``);
-    reuse one renderer for the frames of an animation. Use as a context manager or call
-    :meth:`close`. ``notes`` (lines separated by newlines) are printed small under the panels.
-    """
-
-    def __init__(self, n_panels: int, *, ncols: int | None = None,
-                 panel_size: tuple[int, int] = (520, 460), style: Style | None = None,
-                 title: str | None = None, legend: bool = False, notes: str | None = None) -> None:
-        import pyqtgraph as pg
-        from PySide6 import QtCore
-
-        from .gui.canvas import CanvasLayers
-
-        ensure_app()
-        if n_panels < 1:
-            raise InvalidInputError("nothing to render: give at least one panel")
-        ncols = ncols or min(n_panels, 4)
-        nrows = math.ceil(n_panels / ncols)
-        self.widget = widget = pg.GraphicsLayoutWidget()
-        widget.setBackground("w")
-        widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        extra = (40 if title else 0) + _notes_height(notes)
-        widget.resize(int(panel_size[0] * ncols), int(panel_size[1] * nrows + extra))
-        self.style = style or Style()
-        if title:
-            widget.addLabel(title, row=0, col=0, colspan=ncols,
-                            size=f"{self.style.title_size + 3}pt", color="#191919")
-        self.layers = []
-        for k in range(n_panels):
-            row, col = divmod(k, ncols)
-            plot = widget.addPlot(row=row + (1 if title else 0), col=col)
-            canvas = CanvasLayers(plot, self.style)
-            if legend and k == n_panels - 1:
-                canvas.add_legend()
-            self.layers.append(canvas)
-        _add_notes(widget, notes, row=nrows + (1 if title else 0), ncols=ncols, style=self.style)
-        widget.show()
-
-    def render(self, frames: Sequence[Frame], path: str | os.PathLike[str] | None = None, *,
-               view_range: tuple[float, float, float, float] | None = None,
-               scale: float = 1.0) -> Any:
-        from PySide6 import QtCore
-
-        if len(frames) != len(self.layers):
-            raise InvalidInputError(f"this figure has {len(self.layers)} panels, got "
-                                    f"{len(frames)} frames")
-        for canvas, frame in zip(self.layers, frames, strict=True):
-            canvas.show(frame)
-        rect = view_range or data_bounds(np.vstack([f.xy for f in frames]), margin=0.04)
-        for canvas in self.layers:
-            canvas.set_range(rect)
-        QtCore.QCoreApplication.processEvents()
-        return _export(self.widget, path, scale)
-
-    def close(self) -> None:
-        """Free the figure now (scripts that draw many figures run no event loop that would)."""
-        import shiboken6
-
-        self.widget.close()
-        self.layers = []
-        if shiboken6.isValid(self.widget):
-            shiboken6.delete(self.widget)
-
-    def __enter__(self) -> FigureRenderer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-@contextmanager
-def _tolerant_svg_paths() -> Iterator[None]:
-    """Let pyqtgraph's SVG exporter read the paths Qt >= 6.10 writes.
-
-    ``QSvgGenerator`` now ends closed subpaths with a separate ``Z`` token, which pyqtgraph 0.14's
-    ``correctCoordinates`` cannot split into "x,y"; it then fails on every plot (the view box's
-    clip path is closed). The closing segment is already in the path (Qt adds an explicit line
-    back to the start before ``Z``), so dropping the token keeps the geometry.
-    """
-    import sys
-
-    module = sys.modules["pyqtgraph.exporters.SVGExporter"]
-    original = module.correctCoordinates
-
-    def correct(node: Any, defs: Any, item: Any, options: Any) -> Any:
-        for element in node.getElementsByTagName("path"):
-            d = element.getAttribute("d")
-            if "Z" in d or "z" in d:
-                tokens = [t for t in d.replace("Z", " Z ").replace("z", " z ").split()
-                          if t not in ("Z", "z")]
-                element.setAttribute("d", " ".join(tokens))
-        return original(node, defs, item, options)
-
-    module.correctCoordinates = correct
-    try:
-        yield
-    finally:
-        module.correctCoordinates = original
-
-
-def _export(widget: Any, path: str | os.PathLike[str] | None, scale: float) -> Any:
-    """Write ``widget``'s scene to ``path`` (PNG or SVG by suffix); return the image (QImage)."""
-    from pyqtgraph.exporters import ImageExporter, SVGExporter
-
-    scene = widget.scene()
-    png = ImageExporter(scene)
-    png.parameters()["width"] = round(widget.width() * scale)
-    image = png.export(toBytes=True)
-    if path is not None:
-        path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix == ".svg":
-            with _tolerant_svg_paths():
-                SVGExporter(scene).export(str(path))
-        elif suffix in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff"):
-            if not image.save(str(path)):
-                raise InvalidInputError(f"could not write {str(path)!r}")
-        else:
-            raise InvalidInputError(
-                f"cannot tell the image format of {str(path)!r}; use a .png or .svg file name.")
-    return image
-
-
-def render_frames(frames: Sequence[Frame], path: str | os.PathLike[str] | None = None, *,
-                  ncols: int | None = None, panel_size: tuple[int, int] = (520, 460),
-                  style: Style | None = None, title: str | None = None, legend: bool = False,
-                  view_range: tuple[float, float, float, float] | None = None,
-                  scale: float = 1.0, notes: str | None = None) -> Any:
-    """Render prepared frames side by side (``ncols`` per row); returns the ``QImage``.
-
-    ``path`` ending in ``.svg`` writes vector graphics, any image suffix a raster image
-    (``scale`` > 1 for high resolution). All panels share ``view_range`` (x0, y0, w, h),
-    by default the bounds of the data. ``notes`` (lines separated by newlines) are printed in
-    small type under the panels.
-    """
-    with FigureRenderer(len(frames), ncols=ncols, panel_size=panel_size, style=style, title=title,
-                        legend=legend, notes=notes) as fig:
-        return fig.render(frames, path, view_range=view_range, scale=scale)
-
-
 def render_panels(panels: Sequence[Panel], path: str | os.PathLike[str] | None = None, *,
                   ncols: int | None = None, panel_size: tuple[int, int] = (520, 460),
                   style: Style | None = None, title: str | None = None, legend: bool = False,
@@ -292,7 +112,7 @@ def render_state(dataset: Dataset, constraints: Constraints | None, state: State
     """Render one state (or the bare data with ``state=None``) to ``path``; returns the ``QImage``.
 
     ``decision_regions``: an object with ``predict_proba(state, X)`` (``run.algorithm``), a
-    :class:`~pairlab.gui.frames.RegionImage`, or None for no background.
+    :class:`~pairlab.draw.frames.RegionImage`, or None for no background.
     """
     panel = Panel(dataset, constraints, state, title, decision_regions, init_means)
     return render_panels([panel], path, ncols=1, panel_size=size, style=style, legend=legend,
@@ -315,8 +135,8 @@ def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
     """Grouped bars (one group per category, one bar per series) with whiskers."""
     import pyqtgraph as pg
 
-    from .gui.canvas import _pen, _qcolor
-    from .gui.palette import INK, OKABE_ITO
+    from .draw.palette import INK, OKABE_ITO
+    from .gui.qtpaint import make_pen, qcolor
 
     n_series = max(1, len(panel.series))
     width = 0.8 / n_series
@@ -327,7 +147,7 @@ def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
         x = np.arange(y.size) - 0.4 + width * (j + 0.5)
         ok = np.isfinite(y)
         bars = pg.BarGraphItem(x=x[ok], height=y[ok], width=width * 0.92,
-                               brush=pg.mkBrush(_qcolor(rgb)), pen=pg.mkPen(255, 255, 255, width=0.8))
+                               brush=pg.mkBrush(qcolor(rgb)), pen=pg.mkPen(255, 255, 255, width=0.8))
         plot.addItem(bars)
         legend.addItem(bars, ser.label)
         tops.append(y[ok])
@@ -335,7 +155,7 @@ def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
             lo, hi = np.asarray(ser.lower, dtype=float), np.asarray(ser.upper, dtype=float)
             whisk = ok & np.isfinite(lo) & np.isfinite(hi)
             err = pg.ErrorBarItem(x=x[whisk], y=y[whisk], top=(hi - y)[whisk], bottom=(y - lo)[whisk],
-                                  beam=width * 0.4, pen=_pen(INK, s.line_width))
+                                  beam=width * 0.4, pen=make_pen(INK, s.line_width))
             plot.addItem(err)
             tops.append(hi[whisk])
     names = list(panel.categories or ())
@@ -348,52 +168,7 @@ def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
         plot.setYRange(0, top * 1.08, padding=0)
 
 
-def qimage_to_array(image: Any) -> np.ndarray:
-    """An (h, w, 4) uint8 RGBA copy of a ``QImage``."""
-    from PySide6 import QtGui
-
-    img = image.convertToFormat(QtGui.QImage.Format.Format_RGBA8888)
-    w, h = img.width(), img.height()
-    buf = np.frombuffer(img.constBits(), dtype=np.uint8, count=img.sizeInBytes())
-    return buf.reshape(h, img.bytesPerLine())[:, : 4 * w].reshape(h, w, 4).copy()
-
-
-def save_gif(images: Sequence[Any], path: str | os.PathLike[str], *, fps: float = 4.0,
-             hold_last: float = 1.5) -> None:
-    """Write ``QImage`` frames as a looping animated GIF (Pillow); the last frame is held longer."""
-    from PIL import Image
-
-    if not images:
-        raise InvalidInputError("no frames to write")
-    pil = [Image.fromarray(qimage_to_array(im)).convert("RGB") for im in images]
-    duration = [round(1000 / fps)] * len(pil)
-    duration[-1] += int(hold_last * 1000)
-    tmp = Path(path).with_name(f".{Path(path).name}.tmp.gif")
-    pil[0].save(tmp, save_all=True, append_images=pil[1:], duration=duration, loop=0,
-                optimize=False, disposal=1)
-    os.replace(tmp, path)
-
-
-# -- notes and curve figures (reproductions: purity against the number of links) ----------------
-_NOTE_LINE = 17
-
-
-def _notes_height(notes: str | None) -> int:
-    return 0 if not notes else 10 + _NOTE_LINE * (notes.count("\n") + 1)
-
-
-def _add_notes(widget: Any, notes: str | None, *, row: int, ncols: int, style: Style) -> None:
-    """Small grey lines under the panels (e.g. what data stands in for the paper's)."""
-    if not notes:
-        return
-    import html
-
-    text = "<br>".join(html.escape(line) for line in notes.splitlines())
-    label = widget.addLabel(text, row=row, col=0, colspan=ncols, size=f"{style.font_size}pt",
-                            color="#505050", justify="left")
-    label.setMaximumHeight(_notes_height(notes))
-
-
+# -- curve figures (reproductions: purity against the number of links) -----------------------
 @dataclass
 class CurveSeries:
     """One line of a curve panel: ``y`` against ``x`` with an optional band ``lower``..``upper``
@@ -445,8 +220,8 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
     import pyqtgraph as pg
     from PySide6 import QtCore
 
-    from .gui.canvas import _cache_axis, _pen, _qcolor
-    from .gui.palette import GREY, INK, OKABE_ITO, SYMBOLS
+    from .draw.palette import GREY, INK, OKABE_ITO, SYMBOLS
+    from .gui.qtpaint import cache_axis, make_pen, qcolor
 
     ensure_app()
     if not panels:
@@ -457,7 +232,7 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
     widget = pg.GraphicsLayoutWidget()
     widget.setBackground("w")
     widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-    extra = (40 if title else 0) + _notes_height(notes)
+    extra = (40 if title else 0) + notes_height(notes)
     widget.resize(int(panel_size[0] * ncols), int(panel_size[1] * nrows + extra))
     try:
         if title:
@@ -467,16 +242,16 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
         for k, panel in enumerate(panels):
             row, col = divmod(k, ncols)
             plot = widget.addPlot(row=row + (1 if title else 0), col=col)
-            plot.setTitle(panel.title, size=f"{s.title_size}pt", color=_qcolor(INK))
+            plot.setTitle(panel.title, size=f"{s.title_size}pt", color=qcolor(INK))
             plot.showGrid(x=True, y=True, alpha=0.15)
             plot.hideButtons()
             plot.setMenuEnabled(False)
             for name in ("left", "bottom"):
                 axis = plot.getAxis(name)
-                axis.setPen(_pen(GREY, 1))
-                axis.setTextPen(_pen((70, 70, 70), 1))
+                axis.setPen(make_pen(GREY, 1))
+                axis.setTextPen(make_pen((70, 70, 70), 1))
                 axis.enableAutoSIPrefix(False)
-                _cache_axis(axis)
+                cache_axis(axis)
             plot.setLabel("bottom", panel.x_label, **font_px)
             plot.setLabel("left", panel.y_label, **font_px)
             if not panel.series:
@@ -484,7 +259,7 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
 
                 message = "\n".join(textwrap.fill(part, 44) for part in
                                     (panel.message or "no data").splitlines())
-                text = pg.TextItem(message, color=_qcolor(INK), anchor=(0.5, 0.5))
+                text = pg.TextItem(message, color=qcolor(INK), anchor=(0.5, 0.5))
                 plot.addItem(text)
                 text.setPos(0.5, 0.5)
                 plot.setRange(xRange=(0, 1), yRange=(0, 1))
@@ -495,7 +270,7 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
             if panel.legend or panel.categories is not None:
                 legend = plot.addLegend(offset=(-8, -8), labelTextSize=f"{s.font_size}pt",
                                         brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen(GREY),
-                                        labelTextColor=_qcolor(INK))
+                                        labelTextColor=qcolor(INK))
             if panel.categories is not None:
                 _draw_bars(plot, legend, panel, s)
                 continue
@@ -505,7 +280,7 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                 if ser.lower is not None and ser.upper is not None:
                     lo = pg.PlotDataItem(x, np.asarray(ser.lower, dtype=float), pen=pg.mkPen(None))
                     hi = pg.PlotDataItem(x, np.asarray(ser.upper, dtype=float), pen=pg.mkPen(None))
-                    band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(_qcolor(rgb, 55)))
+                    band = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(qcolor(rgb, 55)))
                     plot.addItem(band)
                 style_ = (QtCore.Qt.PenStyle.DashLine if ser.dashed else QtCore.Qt.PenStyle.SolidLine)
                 marks: dict[str, Any] = {}
@@ -513,21 +288,21 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                     marks = {"symbol": ser.symbol or SYMBOLS[ser.colour % len(SYMBOLS)],
                              "symbolSize": (s.point_size + 2) * ser.weight,
                              "symbolBrush": pg.mkBrush(255, 255, 255) if ser.hollow
-                             else pg.mkBrush(_qcolor(rgb)),
-                             "symbolPen": (pg.mkPen(_qcolor(rgb), width=1.8) if ser.hollow
+                             else pg.mkBrush(qcolor(rgb)),
+                             "symbolPen": (pg.mkPen(qcolor(rgb), width=1.8) if ser.hollow
                                            else pg.mkPen(255, 255, 255, width=0.8))}
                 item = pg.PlotDataItem(
                     x, np.asarray(ser.y, dtype=float),
-                    pen=_pen(rgb, s.line_width * 1.3 * ser.weight, style=style_), **marks)
+                    pen=make_pen(rgb, s.line_width * 1.3 * ser.weight, style=style_), **marks)
                 plot.addItem(item)
                 if legend is not None:
                     legend.addItem(item, ser.label)
             if panel.y_range is not None:
                 plot.setYRange(*panel.y_range, padding=0.02)
-        _add_notes(widget, notes, row=nrows + (1 if title else 0), ncols=ncols, style=s)
+        add_notes(widget, notes, row=nrows + (1 if title else 0), ncols=ncols, style=s)
         widget.show()
         QtCore.QCoreApplication.processEvents()
-        return _export(widget, path, scale)
+        return export_scene(widget, path, scale)
     finally:
         import shiboken6
 

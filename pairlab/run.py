@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -11,13 +12,25 @@ import numpy as np
 from .algorithm import Algorithm
 from .constraints import Constraints
 from .dataset import Dataset
-from .errors import LinkViolationWarning, PairlabError, PluginError
+from .errors import InvalidInputError, LinkViolationWarning, PairlabError, PluginError
 from .explanation import Explanation
 from .state import State
 
-__all__ = ["Run", "validate_state", "warn_violated_links"]
+__all__ = ["Run", "RunSnapshot", "validate_state", "warn_violated_links"]
 
 Listener = Callable[[str, "Run"], None]
+
+
+@dataclass(frozen=True)
+class RunSnapshot:
+    """What :meth:`Run.restore` puts back: the stored states, the half-states, the cursor and
+    the convergence flag (states are read-only, so they are shared, not copied)."""
+
+    history: tuple[State, ...]
+    halves: Mapping[int, State] = field(default_factory=dict)
+    index: int = 0
+    on_half: bool = False
+    converged: bool = False
 
 
 def validate_state(state: Any, n_samples: int, plugin: str) -> State:
@@ -144,8 +157,7 @@ class Run:
             new = self._call(self.algorithm.step, prev)
         self._push(new)
         if not self.converged and self.algorithm.converged(prev, new):
-            self.converged = True
-            self._emit("converged")
+            self.mark_converged()
         return new
 
     def _emit(self, event: str) -> None:
@@ -240,6 +252,52 @@ class Run:
         self.on_half = False
         self.converged = False
         self._emit("state")
+
+    def replace_half(self, index: int, half: State) -> State:
+        """Make ``half`` the half-state after ``history[index]`` and put the cursor on it.
+
+        Every state after ``history[index]`` is forgotten first (they followed the old half),
+        so :meth:`step` finishes the iteration from ``half``. ``half`` is checked like a
+        plugin's state and must carry the first phase and the iteration ``index + 1``.
+        """
+        if not self.has_phases:
+            raise InvalidInputError(f"algorithm {self.algorithm_class.name!r} steps whole iterations only")
+        self.drop_after(index)
+        half = validate_state(half, self.dataset.n_samples, self.algorithm_class.name)
+        if half.phase != self.algorithm_class.phases[0] or half.iteration != index + 1:
+            raise InvalidInputError(f"a half-state after iteration {index} needs phase "
+                               f"{self.algorithm_class.phases[0]!r} and iteration {index + 1}, got "
+                               f"{half.phase!r} and {half.iteration}")
+        self.halves[index] = half
+        self.on_half = True
+        self._emit("state")
+        return half
+
+    def snapshot(self) -> RunSnapshot:
+        """The stored states, half-states, cursor and convergence flag, for :meth:`restore`."""
+        return RunSnapshot(tuple(self.history), dict(self.halves), self.index, self.on_half,
+                           self.converged)
+
+    def restore(self, snapshot: RunSnapshot) -> None:
+        """Put back what :meth:`snapshot` took (e.g. to undo an edit of the history)."""
+        if not snapshot.history or not 0 <= snapshot.index < len(snapshot.history):
+            raise IndexError(f"snapshot cursor {snapshot.index} is outside its "
+                             f"{len(snapshot.history)} states")
+        if snapshot.on_half and snapshot.index not in snapshot.halves:
+            raise IndexError(f"snapshot is on a half-state after iteration {snapshot.index} "
+                             "that it does not hold")
+        self.history[:] = snapshot.history
+        self.halves = dict(snapshot.halves)
+        self.index, self.on_half = snapshot.index, snapshot.on_half
+        self.converged = snapshot.converged
+        self._emit("state")
+
+    def mark_converged(self) -> None:
+        """Declare the run converged (no further state is computed by :meth:`run`); emits
+        ``"converged"`` once."""
+        if not self.converged:
+            self.converged = True
+            self._emit("converged")
 
     def explain(self, index: int) -> Explanation | None:
         """The numbers behind point ``index``'s label in the state under the cursor, or None

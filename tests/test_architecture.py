@@ -1,11 +1,15 @@
 """The layering, enforced on the source: what each part of pairlab may import.
 
 Layers, from the bottom: the **core** (every ``pairlab`` module except the ones below) knows
-nothing of Qt or the app; the **presentation** layer (``pairlab.gui``, ``pairlab.render`` and the
-GUI frame benchmark ``pairlab.benchcases.gui``) draws; ``pairlab.cli`` is the shell that may start
-the app. Built-in plugins: algorithms, data sets and metrics import neither Qt nor the presentation
-layer; reproductions may draw through ``pairlab.render`` but never import Qt themselves. Inside the
-GUI, the model and what to draw (``model``, ``frames``, ``session``, ``palette``) stay Qt-free.
+nothing of Qt or the app; the **drawing layer** ``pairlab.draw`` (geometry, palettes, frames) is
+core too and, on top of that, imports neither ``pairlab.gui``, ``pairlab.render`` nor the shell;
+the **presentation** layer (``pairlab.gui``, ``pairlab.render`` and the GUI frame benchmark
+``pairlab.benchcases.gui``) draws; ``pairlab.cli`` is the shell that may start the app. Built-in
+plugins: algorithms, data sets and metrics import neither Qt nor the presentation layer;
+reproductions may draw through ``pairlab.render`` but never import Qt themselves. Inside the GUI,
+the model (``model``, ``lab_*``, ``pane``, ``session``, ``lessons``) stays Qt-free. No private name
+(``_x``) is imported from another package, and nothing outside ``pairlab/run.py`` writes a
+``Run``'s state (its history, half-states, cursor or convergence flag; :func:`run_state_writes`).
 No import cycles among pairlab's modules (function-level imports included; a submodule importing
 its own parent package is not a cycle, nor is an import under ``if TYPE_CHECKING:``, which never
 runs).
@@ -21,8 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 QT = ("PySide6", "pyqtgraph", "PyQt5", "PyQt6", "shiboken6")
 PRESENTATION = ("pairlab.gui", "pairlab.render", "pairlab.benchcases.gui", "pairlab.sweep.figures")
 SHELL = ("pairlab.cli",)
-QT_FREE_GUI = ("pairlab.gui.model", "pairlab.gui.frames", "pairlab.gui.session", "pairlab.gui.palette",
-               "pairlab.gui.lessons")
+QT_FREE_GUI = ("pairlab.gui.model", "pairlab.gui.lab_data", "pairlab.gui.lab_timeline",
+               "pairlab.gui.lab_views", "pairlab.gui.pane", "pairlab.gui.session", "pairlab.gui.lessons")
+DRAWING = ("pairlab.draw",)
+#: A Run's state, changed only through Run's own methods (replace_half, restore, mark_converged ...).
+RUN_STATE = ("history", "halves", "converged", "on_half", "index")
+#: Methods that change a list or dict in place.
+MUTATORS = ("append", "extend", "insert", "pop", "clear", "update", "remove", "setdefault", "sort",
+            "reverse", "popitem", "__setitem__", "__delitem__")
 PLUGIN_KINDS_WITHOUT_DRAWING = ("pairlab_builtins.algorithms", "pairlab_builtins.datasets",
                                 "pairlab_builtins.metrics")
 
@@ -119,6 +129,73 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def _package_of(module: str, files: dict[str, Path]) -> str:
+    path = files.get(module)
+    return module if path is not None and path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def private_imports(module: str, path: Path, files: dict[str, Path]) -> list[str]:
+    """``from X import _y`` where ``_y`` (a private name of X, or a private module X._y) lives in
+    another package than ``module``."""
+    package = _package_of(module, files)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            target = ".".join(base + ([node.module] if node.module else []))
+        else:
+            target = node.module or ""
+        parts = target.split(".")
+        if parts[0] not in ("pairlab", "pairlab_builtins"):
+            continue
+        hidden = [p for p in parts[1:] if p.startswith("_") and not p.startswith("__")]
+        names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+        for name in names:
+            owner = f"{target}.{name}" if f"{target}.{name}" in files else target
+            if _package_of(owner, files) != package:
+                found.append(f"{module}: {target}.{name} (a private name from another package)")
+        if hidden and _package_of(target, files) != package:
+            found.append(f"{module}: {target} (a private module from another package)")
+    return found
+
+
+def run_state_writes(module: str, path: Path) -> list[str]:
+    """Assignments, augmented assignments, deletions and in-place mutations of a Run's state
+    (``x.history[:] = ...``, ``x.halves = ...``, ``x.converged = ...``, ``x.halves[i] = ...``,
+    ``x.history.append(...)``) where ``x`` is not ``self``: only :mod:`pairlab.run` may do that.
+    The check is by attribute name (:data:`RUN_STATE`), so another class's ``self.index`` is fine
+    but no object's ``.history`` or ``.halves`` is written from outside."""
+    found = []
+
+    def state_attr(node: ast.AST) -> ast.Attribute | None:
+        while isinstance(node, ast.Subscript):
+            node = node.value
+        if (isinstance(node, ast.Attribute) and node.attr in RUN_STATE
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+            return node
+        return None
+
+    def report(node: ast.AST, target: ast.AST) -> None:
+        found.append(f"{module}:{node.lineno}: {ast.unparse(target)} (writes a Run's state)")
+
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+            targets = (node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target])
+            flat = []
+            for t in targets:
+                flat.extend(t.elts if isinstance(t, ast.Tuple | ast.List) else [t])
+            for t in flat:
+                if state_attr(t) is not None:
+                    report(node, t)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in MUTATORS and state_attr(node.func.value) is not None
+              and node.func.value.attr in ("history", "halves")):  # type: ignore[attr-defined]
+            report(node, node.func)
+    return found
+
+
 def _outermost(names: set[str]) -> list[str]:
     """``from X import a`` yields X and X.a: report X once."""
     return sorted(n for n in names if not any(n.startswith(m + ".") for m in names))
@@ -132,6 +209,13 @@ def layering_violations(root: Path) -> list[str]:
         names = imported_names(module, path)
         qt = _outermost({n for n in names if n.split(".")[0] in QT})
         drawing = _outermost({n for n in names if _within(n, PRESENTATION)})
+        bad += private_imports(module, path, files)
+        if module != "pairlab.run":
+            bad += run_state_writes(module, path)
+        if _within(module, DRAWING):
+            upward = _outermost({n for n in names if _within(n, PRESENTATION + SHELL)})
+            bad += [f"{module}: {n} (the drawing layer imports the app, the renderer or the shell)"
+                    for n in upward]
         if _within(module, SHELL) or _within(module, PRESENTATION):
             if _within(module, QT_FREE_GUI):
                 bad += [f"{module}: {n} (Qt-free GUI module)" for n in qt]
@@ -198,3 +282,38 @@ def test_running_an_algorithm_loads_no_qt():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_new_rules_catch_a_planted_violation_each(tmp_path):
+    root = _fake_tree(tmp_path, {
+        "pairlab/__init__.py": "",
+        "pairlab/run.py": "class Run:\n    def f(self, other):\n        other.history[:] = []\n",
+        "pairlab/lab.py": ("def undo(run, entry):\n"
+                           "    run.history[:] = entry\n"
+                           "    run.halves = {}\n"
+                           "    run.converged = False\n"
+                           "    run.halves[0] = entry\n"
+                           "    run.index += 1\n"
+                           "    run.history.append(entry)\n"
+                           "    self.index = 0\n"),
+        "pairlab/draw/__init__.py": "",
+        "pairlab/draw/frames.py": "from ..gui import canvas\nfrom pairlab.render import x\n",
+        "pairlab/draw/qt.py": "import pyqtgraph\n",
+        "pairlab/gui/__init__.py": "",
+        "pairlab/gui/canvas.py": "from ..draw.frames import Frame\n",
+        "pairlab/other.py": "from .gui.canvas import _pen\nfrom .draw import _frames\n",
+        "pairlab/gui/app.py": "from .canvas import _pen\n",
+    })
+    found = layering_violations(root)
+    writes = [v for v in found if "writes a Run's state" in v]
+    assert [v.split(":")[1] for v in writes] == ["2", "3", "4", "5", "6", "7"]
+    assert not any(v.startswith("pairlab.run") for v in found)
+    assert "pairlab.draw.frames: pairlab.gui (the drawing layer imports the app, the renderer or the shell)" \
+        in found
+    assert ("pairlab.draw.frames: pairlab.render (the drawing layer imports the app, the renderer or the "
+            "shell)") in found
+    assert "pairlab.draw.qt: pyqtgraph (Qt outside the presentation layer)" in found
+    assert "pairlab.other: pairlab.gui.canvas._pen (a private name from another package)" in found
+    assert "pairlab.other: pairlab.draw._frames (a private name from another package)" in found
+    # allowed: the canvas draws from the drawing layer; a private name inside its own package
+    assert not any(v.startswith(("pairlab.gui.canvas", "pairlab.gui.app")) for v in found)

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from sklearn.mixture import GaussianMixture
 
 from pairlab import Constraints, Dataset, InvalidInputError, Run, make_estimator
-from pairlab.gui.frames import build_frame
+from pairlab.draw.frames import build_frame
 from pairlab.mixture import (
     COVARIANCE_TYPES,
     compact_covariances,

@@ -7,19 +7,14 @@ import sys
 import numpy as np
 import pytest
 
-from pairlab import Constraints, Dataset, Param, Registry, State, hookimpl
+from pairlab import Constraints, Dataset, Param, Registry, Run, State, hookimpl
+from pairlab.draw.classes import point_classes
+from pairlab.draw.frames import build_frame
+from pairlab.draw.geometry import ViewMap, ellipse_curves, nearest_point, nearest_segment
+from pairlab.draw.palette import N_LEVELS, OKABE_ITO, saturation_levels
+from pairlab.draw.regions import decision_regions
 from pairlab.errors import InvalidInputError
-from pairlab.gui.frames import (
-    ViewMap,
-    build_frame,
-    decision_regions,
-    ellipse_curves,
-    nearest_point,
-    nearest_segment,
-    point_classes,
-)
 from pairlab.gui.model import Lab, flip_noise
-from pairlab.gui.palette import N_LEVELS, OKABE_ITO, saturation_levels
 from pairlab.gui.session import apply_session, read_session, save_session, session_dict
 
 from .helpers import HalfwayToClassMeans
@@ -290,9 +285,44 @@ def test_session_errors_are_readable(lab, tmp_path):
 
 
 def test_model_layer_imports_no_qt():
-    code = ("import sys\nimport pairlab.gui.model, pairlab.gui.frames, pairlab.gui.session, "
-            "pairlab.gui.palette, pairlab.gui.command\n"
+    code = ("import sys\nimport pairlab.gui.model, pairlab.draw.frames, pairlab.gui.session, "
+            "pairlab.draw.palette, pairlab.gui.command\n"
             "bad = [m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', "
             "'shiboken6')]\nassert not bad, bad\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_moving_a_kmeans_mean_moves_its_centre_and_undo_restores_the_run(lab):
+    lab.add_pane("kmeans", {"n_clusters": 2})
+    _build(lab)
+    lab.compute_to(None)
+    pane = lab.panes[0]
+    run = pane.run
+    old_history, old_last, old_converged = list(run.history), pane.last_index, run.converged
+    assert old_last >= 2
+    lab.seek_half(2)
+    x, y = lab.dataset.view[0]
+    lab.move_mean(pane, 0, float(x), float(y))
+    half = run.halves[1]
+    assert np.array_equal(half.model["centers"], half.model["means"])  # one array, both keys
+    np.testing.assert_allclose(half.model["centers"][0], lab.dataset.X[0], atol=1e-9)
+    assert pane.last_index == 2 and lab.iteration == 2
+    assert np.array_equal(run.history[2].labels, run.algorithm.finish_step(half).labels)
+    assert lab.undo() == "history"
+    assert run.history == old_history and run.converged == old_converged
+    assert lab.iteration == 2 and lab.on_half
+
+
+def test_two_phase_algorithms_name_every_model_entry_that_holds_their_means(registry):
+    """Dragging a mean replaces Algorithm.mean_keys; an entry that is the means under another name
+    (k-means' "centers") must be listed, or the moved mean would be ignored."""
+    data = registry.dataset("two-moons").make(seed=0, n_samples=40)
+    for name in registry.names("algorithms"):
+        cls = registry.algorithm(name)
+        if len(cls.phases) != 2 or not cls.accepts_means_init:
+            continue
+        half = Run(cls, data, seed=0).half_step()
+        means = half.model.get("means")
+        same = [k for k, v in half.model.items() if means is not None and v is means]
+        assert set(same) <= set(cls.mean_keys), (name, same, cls.mean_keys)

@@ -59,7 +59,7 @@ def test_scatter_with_many_distinct_brushes_renders():
 
 
 def test_canvas_uses_a_small_brush_table():
-    from pairlab.gui.palette import N_LEVELS, OKABE_ITO
+    from pairlab.draw.palette import N_LEVELS, OKABE_ITO
     from pairlab.render import ensure_app
 
     ensure_app()
@@ -67,8 +67,8 @@ def test_canvas_uses_a_small_brush_table():
     import pyqtgraph as pg
 
     from pairlab import State, get_registry
+    from pairlab.draw.frames import build_frame
     from pairlab.gui.canvas import CanvasLayers
-    from pairlab.gui.frames import build_frame
 
     data = get_registry().dataset("gaussian-blobs").make(seed=0, n_samples=2000, n_centers=5)
     rng = np.random.default_rng(0)

@@ -10,8 +10,8 @@ from PIL import Image
 
 from pairlab import Run, get_registry
 from pairlab.constraint_generators import random_pairs
+from pairlab.draw.palette import OKABE_ITO, Style
 from pairlab.errors import InvalidInputError
-from pairlab.gui.palette import OKABE_ITO, Style
 from pairlab.render import (
     FigureRenderer,
     Panel,
@@ -131,8 +131,8 @@ def test_fast_point_styles_draw_what_the_public_api_draws():
     import pyqtgraph as pg
 
     from pairlab import State
+    from pairlab.draw.frames import build_frame
     from pairlab.gui.canvas import CanvasLayers
-    from pairlab.gui.frames import build_frame
     from pairlab.render import ensure_app
 
     app = ensure_app()
@@ -166,7 +166,7 @@ def test_figures_are_freed(setup):
 
 
 def test_curve_panel_with_categories_draws_grouped_bars(tmp_path):
-    from pairlab.gui.palette import OKABE_ITO
+    from pairlab.draw.palette import OKABE_ITO
     from pairlab.render import CurvePanel, CurveSeries, qimage_to_array, render_curves
 
     x = np.arange(3.0)

@@ -14,7 +14,7 @@ pytest.importorskip("PySide6")
 from PIL import Image
 
 from pairlab import cli, get_registry, hookimpl
-from pairlab.gui.palette import OKABE_ITO
+from pairlab.draw.palette import OKABE_ITO
 from pairlab.reproduce import reproduce
 from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 

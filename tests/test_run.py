@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pairlab import Algorithm, Dataset, Param, PluginError, Run, State, get_registry
+from pairlab import Algorithm, Dataset, InvalidInputError, Param, PluginError, Run, State, get_registry
 from pairlab.constraint_generators import random_pairs
 
 
@@ -113,3 +113,55 @@ def test_dataset_validation_messages():
         Dataset(np.zeros((4, 2)), y=[0, 1])
     d = Dataset(np.random.default_rng(0).normal(size=(10, 5)))
     assert d.view.shape == (10, 2)
+
+
+# -- the operations the teaching app edits a run with -------------------------------------------
+def test_snapshot_and_restore_bring_back_history_halves_cursor_and_convergence(moons):
+    run = Run("kmeans", moons, params={"n_clusters": 3}, seed=0)
+    run.run()
+    run.seek(1)
+    run.half_step()
+    snap = run.snapshot()
+    states, halves = list(run.history), dict(run.halves)
+    run.drop_after(0)
+    assert len(run.history) == 1 and not run.converged
+    run.restore(snap)
+    assert run.history == states and run.halves == halves
+    assert (run.index, run.on_half, run.converged) == (1, True, True)
+    assert run.state is halves[1]
+    with pytest.raises(IndexError):
+        run.restore(type(snap)(history=(), index=0))
+
+
+def test_replace_half_drops_the_later_states_and_step_finishes_from_it(moons):
+    run = Run("kmeans", moons, params={"n_clusters": 3}, seed=0)
+    run.run()
+    run.seek(0)
+    old = run.half_step()
+    means = np.array(old.model["means"]) + 0.25
+    moved = run.algorithm.with_means(old, means)
+    assert np.array_equal(moved.model["centers"], means)  # k-means: one array under both keys
+    run.replace_half(0, moved)
+    assert run.state is moved and run.on_half and len(run.history) == 1 and not run.converged
+    new = run.step()
+    expected = run.algorithm.finish_step(moved)
+    assert np.array_equal(new.labels, expected.labels) and new.objective == expected.objective
+    with pytest.raises(InvalidInputError, match="needs phase"):
+        run.replace_half(0, run.history[0])
+
+
+def test_replace_half_needs_an_algorithm_with_phases(moons):
+    run = Run(NaNAlgorithm, moons)
+    with pytest.raises(InvalidInputError, match="whole iterations"):
+        run.replace_half(0, run.history[0])
+
+
+def test_mark_converged_emits_once_and_stops_run(moons):
+    run = Run("kmeans", moons, params={"n_clusters": 3}, seed=0)
+    events = []
+    run.subscribe(lambda ev, r: events.append(ev))
+    run.mark_converged()
+    run.mark_converged()
+    assert events.count("converged") == 1
+    run.run()
+    assert run.n_iter == 0

@@ -60,7 +60,7 @@ def _frame(n: int, links: int):
     def frame() -> None:
         t = next(iterations)
         for pane in lab.panes:
-            pane._cache.clear()  # a frame never shown before: nothing cached
+            pane.cache.clear()  # a frame never shown before: nothing cached
         window.seek(t)
         app.processEvents()  # delivers the update requests: the changed regions are painted
 

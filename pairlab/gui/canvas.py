@@ -1,4 +1,4 @@
-"""The data canvas: draws a :class:`~pairlab.gui.frames.Frame` on a pyqtgraph ``PlotItem``.
+"""The data canvas: draws a :class:`~pairlab.draw.frames.Frame` on a pyqtgraph ``PlotItem``.
 
 :class:`CanvasLayers` owns every graphics item of one plot and is shared by the app
 (:class:`CanvasWidget`) and the headless renderer (:mod:`pairlab.render`), so a paper figure and
@@ -16,36 +16,16 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtGui
 
-from .frames import Frame
-from .palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
+from ..draw.frames import Frame
+from ..draw.palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
+from .qtpaint import cache_axis, make_pen, qcolor
 
 __all__ = ["CanvasLayers", "CanvasWidget", "ObjectivePlot"]
 
 _N_COLOURS = len(OKABE_ITO)
 _VIOLATION = (200, 0, 60)
-
-
-def _qcolor(rgb: tuple[int, ...], alpha: int = 255) -> QtGui.QColor:
-    return QtGui.QColor(rgb[0], rgb[1], rgb[2], alpha)
-
-
-def _pen(rgb: tuple[int, ...], width: float, *, alpha: int = 255,
-         style: QtCore.Qt.PenStyle = QtCore.Qt.PenStyle.SolidLine) -> QtGui.QPen:
-    pen = QtGui.QPen(_qcolor(rgb, alpha))
-    pen.setWidthF(width)
-    pen.setStyle(style)
-    pen.setCosmetic(True)
-    if style != QtCore.Qt.PenStyle.SolidLine:
-        pen.setDashPattern([4.0, 3.0])
-    return pen
-
-
-def _cache_axis(axis: pg.AxisItem) -> None:
-    """Keep a painted axis as a pixmap: redrawing tick labels each frame costs milliseconds,
-    and an axis only changes when the view is panned or zoomed."""
-    axis.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
 class _SmoothImage(pg.ImageItem):
@@ -90,9 +70,9 @@ class CanvasLayers:
         plot.showGrid(x=False, y=False)
         for name in ("left", "bottom"):
             ax = plot.getAxis(name)
-            ax.setPen(_pen(GREY, 1))
-            ax.setTextPen(_pen((90, 90, 90), 1))
-            _cache_axis(ax)
+            ax.setPen(make_pen(GREY, 1))
+            ax.setTextPen(make_pen((90, 90, 90), 1))
+            cache_axis(ax)
         self._xy: np.ndarray | None = None
         self.regions = _SmoothImage()
         self.regions.setZValue(-100)
@@ -128,10 +108,10 @@ class CanvasLayers:
         self.vb.addItem(self.regions, ignoreBounds=True)  # the background never widens the view
         for item in self.links.values():
             item.setZValue(5)
-        self.info = pg.TextItem(anchor=(0, 0), color=_qcolor(INK))
+        self.info = pg.TextItem(anchor=(0, 0), color=qcolor(INK))
         self.info.setParentItem(self.vb)
         self.info.setPos(6, 2)
-        self.message = pg.TextItem(anchor=(0, 1), color=_qcolor((150, 0, 40)),
+        self.message = pg.TextItem(anchor=(0, 1), color=qcolor((150, 0, 40)),
                                    fill=pg.mkBrush(255, 255, 255, 215))
         self.message.setParentItem(self.vb)
         self.vb.sigResized.connect(self._place_message)
@@ -149,18 +129,18 @@ class CanvasLayers:
         self._brushes = np.empty(_N_COLOURS * N_LEVELS + 1, dtype=object)
         for c, rgb in enumerate(OKABE_ITO):
             for level, tint in enumerate(level_colours(rgb)):
-                self._brushes[c * N_LEVELS + level] = pg.mkBrush(_qcolor(tint))
-        self._brushes[-1] = pg.mkBrush(_qcolor(GREY))
+                self._brushes[c * N_LEVELS + level] = pg.mkBrush(qcolor(tint))
+        self._brushes[-1] = pg.mkBrush(qcolor(GREY))
         self._symbols = np.array(list(SYMBOLS), dtype=object)
-        self._full = [pg.mkBrush(_qcolor(rgb)) for rgb in OKABE_ITO]
-        self._class_pens = [_pen(rgb, s.line_width) for rgb in OKABE_ITO]
-        self._class_pens2 = [_pen(rgb, max(1.0, s.line_width * 0.6), alpha=150) for rgb in OKABE_ITO]
+        self._full = [pg.mkBrush(qcolor(rgb)) for rgb in OKABE_ITO]
+        self._class_pens = [make_pen(rgb, s.line_width) for rgb in OKABE_ITO]
+        self._class_pens2 = [make_pen(rgb, max(1.0, s.line_width * 0.6), alpha=150) for rgb in OKABE_ITO]
         self.scatter.setSize(s.point_size)
         self.scatter.setPen(pg.mkPen(255, 255, 255, 170, width=0.6) if s.point_outline == 0
                             else pg.mkPen(INK, width=s.point_outline))
-        self.links["must"].setPen(_pen(INK, s.link_width))
-        self.links["cannot"].setPen(_pen(INK, s.link_width, style=QtCore.Qt.PenStyle.DashLine))
-        self.exemplar_lines.setPen(_pen((120, 120, 120), max(0.8, s.line_width * 0.5), alpha=140))
+        self.links["must"].setPen(make_pen(INK, s.link_width))
+        self.links["cannot"].setPen(make_pen(INK, s.link_width, style=QtCore.Qt.PenStyle.DashLine))
+        self.exemplar_lines.setPen(make_pen((120, 120, 120), max(0.8, s.line_width * 0.5), alpha=140))
         font = QtGui.QFont()
         font.setPointSize(s.font_size)
         self.info.setFont(font)
@@ -262,9 +242,9 @@ class CanvasLayers:
         for item, mask, on, kwargs in (
             (self.changed, frame.changed, self.show_changes,
              {"symbol": "o", "size": s.point_size * 1.9, "brush": pg.mkBrush(0, 0, 0, 0),
-              "pen": _pen(INK, max(1.2, s.line_width * 0.8))}),
+              "pen": make_pen(INK, max(1.2, s.line_width * 0.8))}),
             (self.wrong, frame.wrong, self.show_errors,
-             {"symbol": "x", "size": s.point_size * 0.9, "brush": pg.mkBrush(_qcolor(INK)),
+             {"symbol": "x", "size": s.point_size * 0.9, "brush": pg.mkBrush(qcolor(INK)),
               "pen": pg.mkPen(None)}),
         ):
             if not on or mask is None or not mask.any():
@@ -294,7 +274,7 @@ class CanvasLayers:
         if len(bad):
             mid = bad.mean(axis=1)
             self.violations.setData(pos=mid, symbol="x", size=self.style.point_size * 1.6,
-                                    brush=pg.mkBrush(_qcolor(_VIOLATION)),
+                                    brush=pg.mkBrush(qcolor(_VIOLATION)),
                                     pen=pg.mkPen(255, 255, 255, width=0.8))
             self.violations.setVisible(True)
         else:
@@ -321,7 +301,7 @@ class CanvasLayers:
 
     def _show_model_points(self, frame: Frame) -> None:
         s = self.style
-        ink = pg.mkPen(_qcolor(INK), width=max(1.2, s.line_width * 0.8))
+        ink = pg.mkPen(qcolor(INK), width=max(1.2, s.line_width * 0.8))
         for item, pts, cols, symbol, size in (
             (self.means, frame.means, frame.mean_colour, "x", s.mean_size),
             (self.centers, frame.centers, frame.center_colour, "star", s.mean_size * 1.1),
@@ -349,7 +329,7 @@ class CanvasLayers:
             self.exemplar_marks.setVisible(False)
         if frame.init_means is not None and len(frame.init_means):
             self.init_means.setData(pos=frame.init_means, symbol="+", size=s.mean_size,
-                                    brush=pg.mkBrush(_qcolor(INK)),
+                                    brush=pg.mkBrush(qcolor(INK)),
                                     pen=pg.mkPen(255, 255, 255, width=1))
             self.init_means.setVisible(True)
         else:
@@ -364,7 +344,7 @@ class CanvasLayers:
         means[k] = (x, y)
         self.means.setData(pos=means, symbol="x", size=self.style.mean_size,
                            brush=[self._full[int(c) % _N_COLOURS] for c in frame.mean_colour],
-                           pen=pg.mkPen(_qcolor(INK), width=max(1.2, self.style.line_width * 0.8)))
+                           pen=pg.mkPen(qcolor(INK), width=max(1.2, self.style.line_width * 0.8)))
 
     def set_selection(self, points: np.ndarray | None) -> None:
         """Ring the given view points (the first end of a link being drawn)."""
@@ -372,7 +352,7 @@ class CanvasLayers:
             self.selection.setVisible(False)
             return
         self.selection.setData(pos=np.atleast_2d(points), symbol="o", size=self.style.point_size * 3,
-                               brush=pg.mkBrush(0, 0, 0, 0), pen=_pen(INK, 2.0))
+                               brush=pg.mkBrush(0, 0, 0, 0), pen=make_pen(INK, 2.0))
         self.selection.setVisible(True)
 
     def _place_message(self) -> None:
@@ -406,20 +386,20 @@ class CanvasLayers:
             offset = (-8, 8 + 2.2 * s.font_size * 96 / 72)
         legend = pg.LegendItem(offset=offset, labelTextSize=f"{s.font_size}pt",
                                brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen(GREY),
-                               labelTextColor=_qcolor(INK))
+                               labelTextColor=qcolor(INK))
         legend.setParentItem(self.vb)
         for k in range(classes):
             legend.addItem(pg.ScatterPlotItem(symbol=SYMBOLS[k % len(SYMBOLS)], size=11,
                                               brush=self._full[k % _N_COLOURS],
                                               pen=pg.mkPen(255, 255, 255, 170)), f"class {k}")
-        legend.addItem(pg.PlotDataItem(pen=_pen(INK, s.link_width)), "must-link")
-        dashed = _pen(INK, s.link_width, style=QtCore.Qt.PenStyle.CustomDashLine)
+        legend.addItem(pg.PlotDataItem(pen=make_pen(INK, s.link_width)), "must-link")
+        dashed = make_pen(INK, s.link_width, style=QtCore.Qt.PenStyle.CustomDashLine)
         dashed.setDashPattern([2.5, 2.0])  # a short sample must still look dashed at any width
         legend.addItem(pg.PlotDataItem(pen=dashed), "cannot-link")
-        legend.addItem(pg.ScatterPlotItem(symbol="x", size=12, brush=pg.mkBrush(_qcolor(_VIOLATION)),
+        legend.addItem(pg.ScatterPlotItem(symbol="x", size=12, brush=pg.mkBrush(qcolor(_VIOLATION)),
                                           pen=pg.mkPen(None)), "violated")
         legend.addItem(pg.ScatterPlotItem(symbol="x", size=14, brush=pg.mkBrush(200, 200, 200),
-                                          pen=pg.mkPen(_qcolor(INK))), "mean")
+                                          pen=pg.mkPen(qcolor(INK))), "mean")
         self.legend = legend
         return legend
 
@@ -534,17 +514,17 @@ class ObjectivePlot(pg.PlotWidget):
         plot.disableAutoRange()
         plot.showGrid(x=True, y=True, alpha=0.15)
         plot.getAxis("left").enableAutoSIPrefix(False)
-        self.curve = plot.plot(pen=_pen((0, 114, 178), 1.8))
+        self.curve = plot.plot(pen=make_pen((0, 114, 178), 1.8))
         self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(213, 94, 0),
-                                         pen=pg.mkPen(_qcolor(INK)))
+                                         pen=pg.mkPen(qcolor(INK)))
         plot.addItem(self.marker, ignoreBounds=True)
-        self.cursor = pg.InfiniteLine(angle=90, pen=_pen(GREY, 1))
+        self.cursor = pg.InfiniteLine(angle=90, pen=make_pen(GREY, 1))
         plot.addItem(self.cursor, ignoreBounds=True)
         plot.setLabel("bottom", "iteration")
         for name in ("left", "bottom"):
-            plot.getAxis(name).setPen(_pen(GREY, 1))
-            plot.getAxis(name).setTextPen(_pen((90, 90, 90), 1))
-            _cache_axis(plot.getAxis(name))
+            plot.getAxis(name).setPen(make_pen(GREY, 1))
+            plot.getAxis(name).setTextPen(make_pen((90, 90, 90), 1))
+            cache_axis(plot.getAxis(name))
         self.setMinimumHeight(90)
         self.skip_first = True
         self.label_cap = 11  # largest axis-label font (points)

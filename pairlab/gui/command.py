@@ -102,7 +102,7 @@ def configure_lab(args: argparse.Namespace, registry: Any = None) -> tuple[Any, 
         lab.add_random_links(args.must_link or 0, args.cannot_link or 0)
     elif lab.has_truth:
         lab.add_random_links(3, 3)
-    lab._undo.clear()
+    lab.clear_undo()
     return lab, 0
 
 
@@ -155,8 +155,8 @@ def run(args: argparse.Namespace) -> int:
     lab, iteration = configure_lab(args)
     from PySide6 import QtCore, QtWidgets
 
-    from ..render import quiet_offscreen
     from .app import MainWindow
+    from .figure import quiet_offscreen
 
     app = QtWidgets.QApplication.instance()
     if app is None:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..draw.geometry import nearest_point
 from .controller import Controller, tool_button
-from .frames import nearest_point
 
 if TYPE_CHECKING:
     from .app import MainWindow

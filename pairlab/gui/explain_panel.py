@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..draw.palette import GREY, INK, OKABE_ITO
 from ..explanation import Bars, Explanation
 from .controller import Controller, html_escape
-from .palette import GREY, INK, OKABE_ITO
 
 if TYPE_CHECKING:
     from .app import MainWindow

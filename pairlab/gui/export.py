@@ -1,5 +1,5 @@
 """Export what the app shows: the current view as PNG or SVG, a whole run as an animated GIF or a
-folder of PNG frames. Everything is drawn by :mod:`pairlab.render`, i.e. by the same canvas."""
+folder of PNG frames. Everything is drawn by :mod:`pairlab.gui.figure`, i.e. by the same canvas."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..draw.frames import Frame
+from ..draw.geometry import data_bounds
+from ..draw.palette import Style
 from ..errors import InvalidInputError
-from ..render import FigureRenderer, render_frames, save_gif
-from .frames import Frame, data_bounds
+from .figure import FigureRenderer, render_frames, save_gif
 from .model import Lab
-from .palette import Style
 
 __all__ = ["export_animation", "export_view", "lab_frames"]
 

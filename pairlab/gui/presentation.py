@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..draw.geometry import data_bounds
+from ..draw.palette import Style
 from .controller import Controller, html_escape
-from .frames import data_bounds
 from .model import SHOWN_METRICS, Pane
-from .palette import Style
 from .widgets import PaneView
 
 if TYPE_CHECKING:

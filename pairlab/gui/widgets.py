@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from ..draw.frames import Frame
+from ..draw.palette import Style
 from ..errors import PairlabError
 from ..params import Param
 from .canvas import CanvasWidget, ObjectivePlot
-from .frames import Frame
-from .palette import Style
 
 __all__ = ["Banner", "PaneConfig", "PaneView", "ParamForm", "plugins_report"]
 

@@ -6,8 +6,8 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from pairlab import State
+from pairlab.draw.frames import build_frame
 from pairlab.gui.canvas import ObjectivePlot
-from pairlab.gui.frames import build_frame
 from pairlab.gui.model import Lab
 
 from .support import click_point, make_window
@@ -187,7 +187,7 @@ def test_pane_grid_shows_the_data_largest():
 def test_side_by_side_canvases_are_not_half_empty(qtbot, registry):
     from PySide6 import QtWidgets
 
-    from pairlab.gui.frames import data_bounds
+    from pairlab.draw.geometry import data_bounds
 
     window = make_window(qtbot, registry, ("test-shrink", "test-shrink", "test-shrink"))
     window.resize(1440, 900)

@@ -105,6 +105,7 @@ class COPKMeans(Algorithm):
     citation = _CITATION
     hard_constraints = True
     accepts_means_init = True
+    mean_keys = ("means", "centers")
     params = (
         N_CLUSTERS,
         MAX_ITER,

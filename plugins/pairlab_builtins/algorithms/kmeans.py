@@ -29,6 +29,7 @@ class KMeans(Algorithm):
     citation = "Lloyd (1982); Arthur & Vassilvitskii (2007) for k-means++ seeding"
     uses_constraints = False
     accepts_means_init = True
+    mean_keys = ("means", "centers")
     params = (
         Param("n_clusters", int, 2, "number of clusters", low=1),
         Param("max_iter", int, 300, "maximum number of iterations", low=1),

@@ -76,6 +76,7 @@ class LCVQE(Algorithm):
     title = "LCVQE (linear-time constrained vector quantisation error)"
     citation = ("Pelleg & Baras (2007), K-means with large and noisy constraint sets, ECML")
     accepts_means_init = True
+    mean_keys = ("means", "centers")
     params = (
         N_CLUSTERS,
         MAX_ITER,

@@ -109,6 +109,7 @@ class PCKMeans(Algorithm):
     title = "PCK-means (pairwise constrained k-means)"
     citation = _CITATION + "; Basu, Banerjee & Mooney (2004), SDM"
     accepts_means_init = True
+    mean_keys = ("means", "centers")
     params = (
         N_CLUSTERS,
         MAX_ITER,

@@ -1,0 +1,146 @@
+"""What the panes of the teaching app's :class:`~pairlab.gui.model.Lab` show: frames, decision
+regions and metrics, cached per pane (Qt-free; the frames come from :mod:`pairlab.draw`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..constraints import Constraints
+from ..dataset import Dataset
+from ..draw.frames import Frame, build_frame
+from ..draw.geometry import ViewMap
+from ..draw.regions import RegionImage, decision_regions
+from ..state import State
+from .pane import Pane
+
+__all__ = ["SHOWN_METRICS", "LabViews"]
+
+#: Metrics shown in each pane, in this order, when the registry provides them.
+SHOWN_METRICS = ("purity", "ari", "nmi", "constraints-satisfied")
+
+
+class LabViews:
+    """Frames, region images and metrics of a Lab's panes, cached until the pane's run, the links
+    or the region bounds change."""
+
+    registry: Any
+    dataset: Dataset | None
+    view_map: ViewMap | None
+    constraints: Constraints
+    panes: list[Pane]
+    iteration: int
+    on_half: bool
+    init_means: np.ndarray | None
+    bounds: tuple[float, float, float, float]
+    match_colours: bool
+    constraints_version: int
+    has_truth: bool
+
+    def state(self, pane: Pane, t: int | None = None) -> State | None:
+        if pane.run is None:
+            return None
+        if t is None:
+            return pane.run.state
+        return pane.run.history[min(max(t, 0), pane.last_index)]
+
+    def frame(self, pane: Pane, t: int | None = None, *, regions: bool = True,
+              regions_resolution: int = 140, previous: Frame | None = None,
+              half: bool = False) -> Frame:
+        """The frame of ``pane`` at iteration ``t`` (default: its cursor; with ``half``, the
+        half-step before iteration ``t``, or iteration ``t - 1`` for a pane without it); cached.
+
+        While the pane's run is being rebuilt, the colours of ``previous`` (the frame on screen)
+        are kept, so that adding a link does not flash the points grey.
+        """
+        assert self.dataset is not None
+        run = pane.run
+        if run is None:
+            index, half = -1, False
+        elif t is None:
+            index, half = run.index, run.on_half
+        elif half:
+            index = min(max(int(t) - 1, 0), pane.last_index)
+            half = index == int(t) - 1 and index in run.halves
+        else:
+            index = min(max(int(t), 0), pane.last_index)
+        state = None if index < 0 or run is None else (run.halves[index] if half
+                                                        else run.history[index])
+        match = self.match_colours and self.has_truth
+        key = ("frame", pane.generation, self.constraints_version, index, half, regions,
+               regions_resolution, pane.error, match)
+        cached = pane.cache.get(key)
+        if cached is not None:
+            return cached
+        region = None
+        message = pane.error
+        if regions and state is not None and pane.algorithm.can_predict():
+            try:
+                region = self.regions(pane, state, (index, half), regions_resolution)
+            except Exception as exc:  # predict_proba is plugin code too
+                message = f"decision regions unavailable: {type(exc).__name__}: {exc}"
+        info = None
+        shown = self.iteration if t is None else t
+        if state is not None and pane.finished and index == pane.last_index and shown > index:
+            info = f"iteration {state.iteration} (final)"
+            if state.objective is not None and math.isfinite(state.objective):
+                info += f"   {state.objective_name} {state.objective:.6g}"
+        previous_state = None  # the state one half-step (or step) before
+        if state is not None and run is not None:
+            if half:
+                previous_state = run.history[index]
+            elif index > 0:
+                previous_state = run.halves.get(index - 1, run.history[index - 1])
+        frame = build_frame(self.dataset, self.constraints, state, view_map=self.view_map,
+                            init_means=self.init_means, regions=region, title=pane.title,
+                            info=info, message=message, match_truth=match,
+                            previous=previous_state)
+        if state is None and pane.error is None:
+            frame.info = "initialising..."
+            if previous is not None and previous.n_points == frame.n_points:
+                frame.colour, frame.level = previous.colour, previous.level
+                frame.regions = previous.regions if regions else None
+                return frame
+        pane.cache[key] = frame
+        return frame
+
+    def set_region_bounds(self, rect: tuple[float, float, float, float]) -> None:
+        """The area (x0, y0, width, height) decision regions cover; cached images are dropped."""
+        self.bounds = tuple(float(v) for v in rect)  # type: ignore[assignment]
+        for pane in self.panes:
+            for key in [k for k in pane.cache if k[0] in ("regions", "frame")]:
+                del pane.cache[key]
+
+    def regions(self, pane: Pane, state: State, index: Any, resolution: int) -> RegionImage | None:
+        match = self.match_colours and self.has_truth
+        key = ("regions", pane.generation, index, resolution, self.bounds, match)
+        if key not in pane.cache:
+            assert pane.run is not None and self.dataset is not None
+            pane.cache[key] = decision_regions(pane.run.algorithm, state, self.dataset,
+                                                view_map=self.view_map, bounds=self.bounds,
+                                                resolution=resolution, match_truth=match)
+        return pane.cache[key]
+
+    def metrics(self, pane: Pane, t: int | None = None, names: Sequence[str] | None = SHOWN_METRICS
+                ) -> dict[str, float]:
+        """Registered metrics of the pane's state at ``t`` (cached): those in ``names`` (default:
+        the ones the panes show), or every registered one with ``names=None``."""
+        from ..scoring import evaluate
+
+        state = self.state(pane, t)
+        if state is None or self.dataset is None:
+            return {}
+        chosen = tuple(names) if names is not None else None
+        key = ("metrics", pane.generation, self.constraints_version, state.iteration, state.phase,
+               chosen)
+        if key not in pane.cache:
+            metrics = [e.obj for e in self.registry.entries("metrics")
+                       if chosen is None or e.name in chosen]
+            pane.cache[key] = evaluate(state.labels, self.dataset.y, self.constraints, metrics)
+        return pane.cache[key]
+
+    def metric_titles(self) -> dict[str, str]:
+        return {e.name: e.obj.title for e in self.registry.entries("metrics")}
