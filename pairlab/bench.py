@@ -194,7 +194,7 @@ def scaling(quick: bool, only: str | None = None) -> list[dict[str, Any]]:
     Data: 4 Gaussian blobs in 2-D with n/10 random must-links and n/10 cannot-links for
     algorithms that use constraints. Quadratic algorithms (affinity propagation) get smaller n.
     """
-    from .constraint_generators import random_pairs
+    from .links import random_pairs
     from .registry import get_registry
     from .run import Run
 

@@ -3,7 +3,7 @@
 Everything ``pairlab run`` knows about links is decided here: ``--constraints FILE``,
 ``--must-link/--cannot-link``, ``--link-fraction`` and ``--link-noise`` (declared in :mod:`pairlab.cli`), and
 the options this module adds: ``--generator NAME`` with ``--gen KEY=VALUE`` parameters (every protocol of
-:mod:`pairlab.constraint_generators`), ``--label-noise F`` (SCSSAP type 2), ``--flip-prob Q``
+:mod:`pairlab.links`), ``--label-noise F`` (SCSSAP type 2), ``--flip-prob Q``
 (PPC 5.1.4, links get confidence 1 - Q) and ``--e-matrix P[,Q]`` (RDP-means eq. 8). Links come from
 ``default_rng([seed, 1])`` (label noise first), noise from ``default_rng([seed, 2])``, as in
 :mod:`pairlab.cli`.
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import constraint_generators as gen
+from . import links as gen
 from .constraints import Constraints
 from .errors import InvalidInputError
 from .params import Param, parse_assignments, resolve_params

@@ -124,7 +124,7 @@ def _flip_links(constraints: Constraints, fraction: float, rng: np.random.Genera
                        pairs[~is_ml] if (~is_ml).any() else None, n_samples=constraints.n_samples)
 
 
-#: Names under which :mod:`pairlab.constraint_generators` may provide flip noise
+#: Names under which :mod:`pairlab.links` may provide flip noise
 #: ``f(constraints, fraction, rng) -> Constraints`` (SCSSAP's type-1 noise).
 _FLIP_NAMES = ("flip_noise", "flip_links", "flip_constraints", "flip_fraction")
 
@@ -132,10 +132,10 @@ _FLIP_NAMES = ("flip_noise", "flip_links", "flip_constraints", "flip_fraction")
 def flip_noise(constraints: Constraints, fraction: float, rng: np.random.Generator) -> Constraints:
     """Flip a ``fraction`` of the links to the other kind.
 
-    Uses :mod:`pairlab.constraint_generators`' implementation when it provides one under a name
+    Uses :mod:`pairlab.links`' implementation when it provides one under a name
     in :data:`_FLIP_NAMES` (and it returns the same pairs), otherwise :func:`_flip_links`.
     """
-    from .. import constraint_generators as gen
+    from .. import links as gen
 
     for name in _FLIP_NAMES:
         fn = getattr(gen, name, None)
@@ -451,7 +451,7 @@ class Lab:
     def add_random_links(self, n_must: int, n_cannot: int) -> tuple[int, int]:
         """Draw links from the ground truth (the papers' protocol), skipping pairs already linked.
         Returns how many of each were added."""
-        from ..constraint_generators import random_pairs
+        from ..links import random_pairs
 
         if not self.has_truth:
             raise InvalidInputError(

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import constraint_generators as gen
+from .. import links as gen
 from ..constraints import Constraints
 from ..params import resolve_params
 from ..registry import get_registry
