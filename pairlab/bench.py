@@ -276,7 +276,7 @@ def _run(args: argparse.Namespace) -> int:
     repeats = args.repeats or (3 if args.quick else 7)
     min_time = 0.02 if args.quick else 0.1
     if args.json:
-        from .constraints import check_writable_file
+        from .atomic import check_writable_file
 
         check_writable_file(args.json)  # before minutes of timing, not after
     every, errors = discover_cases(args.quick)
@@ -319,7 +319,7 @@ def _run(args: argparse.Namespace) -> int:
                               zip(s["sizes"], s["seconds"], strict=True))
             print(f"  {s['algorithm']:<36} exponent {s['exponent']:.2f}   ({cells})")
     if args.json:
-        from .constraints import atomic_write_text
+        from .atomic import atomic_write_text
         from .jsontext import dumps
 
         doc = {"machine": {**machine_info(), "blas_threads_used": args.threads},
