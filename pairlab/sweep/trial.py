@@ -1,7 +1,8 @@
 """One trial of a sweep cell, as a worker runs it: data, links, noise, fit, metrics -> one row.
 
 Imports pairlab's core and, through the registry, the plugins; never Qt. A trial that raises comes
-back as a row with its ``error`` (and no metrics), so the sweep goes on.
+back as a row with its ``error`` (and no metrics), so the sweep goes on; a metric that fails is left
+out of the row and named in its ``warnings`` (:func:`pairlab.scoring.evaluate`), the row stands.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 from ..constraints import Constraints
 from ..links import GENERATORS, draw_links
 from ..registry import get_registry
+from ..scoring import evaluate
 from .grid import Cell
 
 __all__ = ["run_trial"]
@@ -61,13 +63,9 @@ def run_trial(cell: Cell, trial: int, seeds: dict[str, int], metrics: list[str],
             state = run.run(max_iter)
             row["iterations"], row["converged"] = run.n_iter, bool(run.converged)
             row["objective"] = None if state.objective is None else float(state.objective)
-            for name in metrics:
-                m = reg.metric(name)
-                if (m.needs_truth and data.y is None) or (m.needs_constraints and len(links) == 0):
-                    continue
-                value = (m.func(data.y, state.labels, links) if m.needs_constraints
-                         else m.func(data.y, state.labels))
-                row["metrics"][name] = float(value)
+            # pairlab run's isolation: a metric that raises or is not finite is left out of the
+            # row (its column stays empty) and named in the row's warnings (a PluginWarning)
+            row["metrics"] = evaluate(state.labels, data.y, links, [reg.metric(m) for m in metrics])
         except Exception as exc:
             row["error"] = f"{type(exc).__name__}: {exc}"
     row["warnings"] = " | ".join(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))
