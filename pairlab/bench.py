@@ -194,7 +194,7 @@ def scaling(quick: bool, only: str | None = None) -> list[dict[str, Any]]:
     Data: 4 Gaussian blobs in 2-D with n/10 random must-links and n/10 cannot-links for
     algorithms that use constraints. Quadratic algorithms (affinity propagation) get smaller n.
     """
-    from .constraint_generators import random_pairs
+    from .links import random_pairs
     from .registry import get_registry
     from .run import Run
 
@@ -276,7 +276,7 @@ def _run(args: argparse.Namespace) -> int:
     repeats = args.repeats or (3 if args.quick else 7)
     min_time = 0.02 if args.quick else 0.1
     if args.json:
-        from .constraints import check_writable_file
+        from .atomic import check_writable_file
 
         check_writable_file(args.json)  # before minutes of timing, not after
     every, errors = discover_cases(args.quick)
@@ -319,7 +319,7 @@ def _run(args: argparse.Namespace) -> int:
                               zip(s["sizes"], s["seconds"], strict=True))
             print(f"  {s['algorithm']:<36} exponent {s['exponent']:.2f}   ({cells})")
     if args.json:
-        from .constraints import atomic_write_text
+        from .atomic import atomic_write_text
         from .jsontext import dumps
 
         doc = {"machine": {**machine_info(), "blas_threads_used": args.threads},

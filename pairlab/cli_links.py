@@ -3,7 +3,7 @@
 Everything ``pairlab run`` knows about links is decided here: ``--constraints FILE``,
 ``--must-link/--cannot-link``, ``--link-fraction`` and ``--link-noise`` (declared in :mod:`pairlab.cli`), and
 the options this module adds: ``--generator NAME`` with ``--gen KEY=VALUE`` parameters (every protocol of
-:mod:`pairlab.constraint_generators`), ``--label-noise F`` (SCSSAP type 2), ``--flip-prob Q``
+:mod:`pairlab.links`), ``--label-noise F`` (SCSSAP type 2), ``--flip-prob Q``
 (PPC 5.1.4, links get confidence 1 - Q) and ``--e-matrix P[,Q]`` (RDP-means eq. 8). Links come from
 ``default_rng([seed, 1])`` (label noise first), noise from ``default_rng([seed, 2])``, as in
 :mod:`pairlab.cli`.
@@ -12,93 +12,19 @@ the options this module adds: ``--generator NAME`` with ``--gen KEY=VALUE`` para
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import constraint_generators as gen
 from .constraints import Constraints
 from .errors import InvalidInputError
-from .params import Param, parse_assignments, resolve_params
+from .links import GENERATORS, add_noise, draw_links
+from .params import parse_assignments
 
 if TYPE_CHECKING:
     from .dataset import Dataset
 
-__all__ = ["GENERATORS", "LinkGenerator", "add_link_arguments", "constraints_from_args"]
-
-
-@dataclass(frozen=True)
-class LinkGenerator:
-    """A named protocol for drawing links, with declared parameters (CLI ``--gen``)."""
-
-    name: str
-    help: str
-    func: Callable[[Dataset, np.ndarray | None, dict[str, Any], np.random.Generator], Constraints]
-    params: tuple[Param, ...] = ()
-    needs_labels: bool = True
-
-
-def _grid(ds: Dataset, y: np.ndarray | None, v: dict[str, Any], rng: np.random.Generator) -> Constraints:
-    shape = dict(ds.source).get("params") or {}
-    rows = v["rows"] if v["rows"] is not None else shape.get("grid_rows")
-    cols = v["cols"] if v["cols"] is not None else shape.get("grid_cols")
-    if rows is None or cols is None:
-        raise InvalidInputError(f"data set {ds.name!r} has no grid_rows/grid_cols; give --gen rows=R "
-                                "--gen cols=C (points must be grid cells in row order).")
-    if rows * cols != ds.n_samples:
-        raise InvalidInputError(f"a {rows} x {cols} grid has {rows * cols} cells but the data set has "
-                                f"{ds.n_samples} points.")
-    if v["mode"] == "labels" and y is None:
-        raise InvalidInputError("--gen mode=labels needs a data set with labels")
-    return gen.grid_links(rows, cols, y if v["use_labels"] or v["mode"] == "labels" else None,
-                          mode=v["mode"])
-
-
-def _nonoverlapping(ds: Dataset, y: np.ndarray, v: dict[str, Any], rng: np.random.Generator) -> Constraints:
-    n_pairs = v["n_pairs"]
-    if n_pairs is None:
-        n_pairs = int(np.floor(v["fraction_points"] * y.size / 2 + 0.5))
-    return gen.nonoverlapping_pairs(y, n_pairs, rng)
-
-
-GENERATORS: dict[str, LinkGenerator] = {g.name: g for g in (
-    LinkGenerator("random", "n_must_link within classes and n_cannot_link across (like --must-link)",
-                  lambda ds, y, v, rng: gen.random_pairs(y, v["n_must_link"], v["n_cannot_link"], rng),
-                  (Param("n_must_link", int, 10, "number of must-links", low=0),
-                   Param("n_cannot_link", int, 10, "number of cannot-links", low=0))),
-    LinkGenerator("pairs", "n_pairs uniform among all pairs, typed by the labels",
-                  lambda ds, y, v, rng: gen.random_pairs_count(y, v["n_pairs"], rng),
-                  (Param("n_pairs", int, 20, "number of pairs", low=0),)),
-    LinkGenerator("fraction", "a share r of all pairs, typed by the labels (like --link-fraction)",
-                  lambda ds, y, v, rng: gen.random_pairs_fraction(y, v["fraction"], rng,
-                                                                  reading=v["reading"]),
-                  (Param("fraction", float, 0.01, "share r of the n(n-1)/2 pairs", low=0.0, high=1.0),
-                   Param("reading", str, "text",
-                         "text: round(r n(n-1)/2) distinct pairs (the paper's text); code: "
-                         "round(r n^2) ordered draws with replacement (the authors' code, about "
-                         "twice as many)", choices=gen.FRACTION_READINGS))),
-    LinkGenerator("nonoverlapping", "no point in two pairs (PPC 5.1.1)", _nonoverlapping,
-                  (Param("n_pairs", int, None, "number of pairs (at most n/2)", low=0, nullable=True),
-                   Param("fraction_points", float, 0.5, "share of points in a pair, if n_pairs is "
-                         "not given (PPC 5.1.4: 0.5)", low=0.0, high=1.0))),
-    LinkGenerator("teachers", "N teachers partition K random points each (Shental et al. sec. 3)",
-                  lambda ds, y, v, rng: gen.teachers(y, v["n_teachers"], v["n_points"], rng,
-                                                     complete=v["complete"]),
-                  (Param("n_teachers", int, 10, "number of teachers N", low=0),
-                   Param("n_points", int, 5, "points per teacher K", low=0),
-                   Param("complete", bool, False, "state every implied pair, not a minimal set"))),
-    LinkGenerator("grid", "links between 4-neighbours of a grid (PPC 5.2.2)", _grid,
-                  (Param("rows", int, None, "grid rows (default: the data set's grid_rows)", low=1,
-                         nullable=True),
-                   Param("cols", int, None, "grid columns (default: the data set's grid_cols)", low=1,
-                         nullable=True),
-                   Param("mode", str, "continuity", "soft must-links, or typed by the labels",
-                         choices=("continuity", "labels")),
-                   Param("use_labels", bool, True, "estimate q (confidence 1 - q) from the labels")),
-                  needs_labels=False),
-)}
+__all__ = ["add_link_arguments", "constraints_from_args"]
 
 
 def add_link_arguments(parser: argparse.ArgumentParser) -> None:
@@ -155,40 +81,21 @@ def constraints_from_args(args: argparse.Namespace, dataset: Dataset) -> Constra
     """Constraints for ``pairlab run``: from ``--constraints FILE`` or a generator, then noise."""
     name, params = _request(args)
     rng = np.random.default_rng([args.seed, 1])
-    if args.constraints:
-        if name is not None or args.label_noise is not None:
-            raise InvalidInputError("give either --constraints FILE or a way to draw links")
-        links = Constraints.load(args.constraints, n_samples=dataset.n_samples)
-    elif name is None:
-        if args.label_noise is not None:
-            raise InvalidInputError("--label-noise needs links drawn from the labels "
-                                    "(e.g. --must-link 20 --cannot-link 20 or --generator pairs)")
-        links = Constraints.empty(dataset.n_samples)
-    else:
-        spec = GENERATORS[name]
-        y = None if dataset.y is None else np.asarray(dataset.y)
-        if y is None and spec.needs_labels:
-            raise InvalidInputError(
-                f"dataset {dataset.name!r} has no labels to draw links from; use --constraints FILE")
-        if args.label_noise is not None:
-            if y is None:
-                raise InvalidInputError("--label-noise needs a data set with labels")
-            y = gen.relabel_points(y, args.label_noise, rng)
-        links = spec.func(dataset, y, resolve_params(spec.params, params, owner=f"link generator {name!r}"),
-                          rng)
     noises = [(flag, value) for flag, value in (("--link-noise", getattr(args, "link_noise", None) or None),
                                                  ("--flip-prob", args.flip_prob),
                                                  ("--e-matrix", args.e_matrix)) if value is not None]
     if len(noises) > 1:
         raise InvalidInputError(f"give one noise option, not {' and '.join(f for f, _ in noises)}")
+    model, level = None, None
     if noises:
         flag, value = noises[0]
-        noise_rng = np.random.default_rng([args.seed, 2])
-        if flag == "--link-noise":
-            links = gen.flip_fraction(links, value, noise_rng)
-        elif flag == "--flip-prob":
-            links = gen.flip_probability(links, value, noise_rng)
-        else:
-            p, q = _e_matrix(value)
-            links = gen.e_matrix_noise(links, p, q, noise_rng)
-    return links
+        model = {"--link-noise": "flip-fraction", "--flip-prob": "flip-prob", "--e-matrix": "e-matrix"}[flag]
+        level = _e_matrix(value) if flag == "--e-matrix" else value
+    noise_rng = np.random.default_rng([args.seed, 2])
+    if args.constraints:
+        if name is not None or args.label_noise is not None:
+            raise InvalidInputError("give either --constraints FILE or a way to draw links")
+        links = Constraints.load(args.constraints, n_samples=dataset.n_samples)
+        return links if model is None else add_noise(links, model, level, noise_rng)
+    return draw_links(dataset, name, params, rng, label_noise=args.label_noise, noise=model, level=level,
+                      noise_rng=noise_rng)

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .argtypes import non_negative_int, positive_int
-from .constraints import atomic_write_text
+from .atomic import atomic_write_text
 from .errors import InvalidInputError
 from .extras import GUI_INSTALL, missing_gui
 from .reproduction import Reproduction, ReproductionError, jsonable

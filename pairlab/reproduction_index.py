@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .constraints import atomic_write_text
+from .atomic import atomic_write_text
 
 __all__ = ["IndexEntry", "write_index"]
 

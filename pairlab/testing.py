@@ -76,7 +76,7 @@ def make_check_dataset(n_samples: int = 40, seed: int = 0) -> Dataset:
 def make_check_constraints(dataset: Dataset, n_must_link: int = 4, n_cannot_link: int = 4,
                            seed: int = 0) -> Constraints:
     """Consistent random links drawn from ``dataset.y`` (no links when it has no labels)."""
-    from .constraint_generators import random_pairs
+    from .links import random_pairs
 
     if dataset.y is None:
         return Constraints.empty(dataset.n_samples)

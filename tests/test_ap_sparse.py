@@ -10,8 +10,8 @@ from pairlab_builtins.algorithms import ap_sparse as mod
 from pairlab_builtins.algorithms import scssap as scssap_mod
 
 from pairlab import Constraints, Dataset, Run
-from pairlab.constraint_generators import random_pairs
 from pairlab.errors import InvalidInputError
+from pairlab.links import random_pairs
 
 
 def blobs(seed, n=36, k=3):

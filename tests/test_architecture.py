@@ -4,7 +4,8 @@ Layers, from the bottom: the **core** (every ``pairlab`` module except the ones 
 nothing of Qt or the app; the **drawing layer** ``pairlab.draw`` (geometry, palettes, frames) is
 core too and, on top of that, imports neither ``pairlab.gui``, ``pairlab.render`` nor the shell;
 the **presentation** layer (``pairlab.gui``, ``pairlab.render`` and the GUI frame benchmark
-``pairlab.benchcases.gui``) draws; ``pairlab.cli`` is the shell that may start the app. Built-in
+``pairlab.benchcases.gui``) draws; ``pairlab.cli`` is the shell that may start the app, and no
+core module imports a command-line module (``pairlab.cli*``: ``cli``, ``cli_links``). Built-in
 plugins: algorithms, data sets and metrics import neither Qt nor the presentation layer;
 reproductions may draw through ``pairlab.render`` but never import Qt themselves. Inside the GUI,
 the model (``model``, ``lab_*``, ``pane``, ``session``, ``lessons``) stays Qt-free. No private name
@@ -24,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 QT = ("PySide6", "pyqtgraph", "PyQt5", "PyQt6", "shiboken6")
 PRESENTATION = ("pairlab.gui", "pairlab.render", "pairlab.benchcases.gui", "pairlab.sweep.figures")
-SHELL = ("pairlab.cli",)
+SHELL = ("pairlab.__main__",)  # with every pairlab.cli* module (_is_cli): the command line
 QT_FREE_GUI = ("pairlab.gui.model", "pairlab.gui.lab_data", "pairlab.gui.lab_timeline",
                "pairlab.gui.lab_views", "pairlab.gui.pane", "pairlab.gui.session", "pairlab.gui.lessons")
 DRAWING = ("pairlab.draw",)
@@ -33,8 +34,14 @@ RUN_STATE = ("history", "halves", "converged", "on_half", "index")
 #: Methods that change a list or dict in place.
 MUTATORS = ("append", "extend", "insert", "pop", "clear", "update", "remove", "setdefault", "sort",
             "reverse", "popitem", "__setitem__", "__delitem__")
+
 PLUGIN_KINDS_WITHOUT_DRAWING = ("pairlab_builtins.algorithms", "pairlab_builtins.datasets",
                                 "pairlab_builtins.metrics")
+
+
+def _is_cli(module: str) -> bool:
+    """``pairlab.cli``, ``pairlab.cli_links`` and any other ``pairlab.cli*`` module or package."""
+    return module.startswith("pairlab.cli")
 
 
 def _within(module: str, prefixes: tuple[str, ...]) -> bool:
@@ -213,16 +220,18 @@ def layering_violations(root: Path) -> list[str]:
         if module != "pairlab.run":
             bad += run_state_writes(module, path)
         if _within(module, DRAWING):
-            upward = _outermost({n for n in names if _within(n, PRESENTATION + SHELL)})
+            upward = _outermost({n for n in names if _within(n, PRESENTATION + SHELL) or _is_cli(n)})
             bad += [f"{module}: {n} (the drawing layer imports the app, the renderer or the shell)"
                     for n in upward]
-        if _within(module, SHELL) or _within(module, PRESENTATION):
+        if _is_cli(module) or _within(module, SHELL) or _within(module, PRESENTATION):
             if _within(module, QT_FREE_GUI):
                 bad += [f"{module}: {n} (Qt-free GUI module)" for n in qt]
             continue
         bad += [f"{module}: {n} (Qt outside the presentation layer)" for n in qt]
         if module.startswith("pairlab.") or module == "pairlab":
             bad += [f"{module}: {n} (the core imports the presentation layer)" for n in drawing]
+            bad += [f"{module}: {n} (the core imports the command line)"
+                    for n in _outermost({n for n in names if _is_cli(n)})]
         elif _within(module, PLUGIN_KINDS_WITHOUT_DRAWING):
             bad += [f"{module}: {n} (an algorithm, data set or metric plugin draws)" for n in drawing]
     bad += [f"import cycle: {' <-> '.join(c)}" for c in cycles(import_graph(files))]
@@ -249,6 +258,8 @@ def test_the_layering_check_catches_each_kind_of_violation(tmp_path):
         "pairlab/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .d import D\n",
         "pairlab/d.py": "from .c import C\n",
         "pairlab/core.py": "from .gui import app\n",
+        "pairlab/cli_links.py": "",
+        "pairlab/links.py": "def draw():\n    from .cli_links import GENERATORS\n",
         "pairlab/gui/__init__.py": "",
         "pairlab/gui/app.py": "from PySide6 import QtCore\n",
         "pairlab/gui/model.py": "import pyqtgraph\n",
@@ -266,10 +277,11 @@ def test_the_layering_check_catches_each_kind_of_violation(tmp_path):
     assert "pairlab_builtins.datasets.data: PySide6.QtGui (Qt outside the presentation layer)" in found
     assert "pairlab.core: pairlab.gui (the core imports the presentation layer)" in found
     assert "pairlab.gui.model: pyqtgraph (Qt-free GUI module)" in found
+    assert "pairlab.links: pairlab.cli_links (the core imports the command line)" in found
     assert "import cycle: pairlab.a <-> pairlab.b" in found
     # allowed: the app imports Qt, a reproduction draws through pairlab.render
     assert not any(v.startswith(("pairlab.gui.app", "pairlab_builtins.reproductions")) for v in found)
-    assert len(found) == 5
+    assert len(found) == 6
 
 
 def test_running_an_algorithm_loads_no_qt():

@@ -7,8 +7,9 @@ import pytest
 
 from pairlab import get_registry
 from pairlab.cli import build_parser, main
-from pairlab.cli_links import GENERATORS, constraints_from_args
+from pairlab.cli_links import constraints_from_args
 from pairlab.errors import InvalidInputError
+from pairlab.links import GENERATORS
 
 
 def _links(*argv, dataset="iris", data=()):

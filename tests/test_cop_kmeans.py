@@ -9,7 +9,7 @@ import pytest
 from pairlab_builtins.algorithms.cop_kmeans import InfeasibleAssignmentError
 
 from pairlab import Constraints, Dataset, InconsistentConstraintsError, PairlabError, Registry, Run
-from pairlab.constraint_generators import random_pairs
+from pairlab.links import random_pairs
 from pairlab.testing import make_check_dataset
 from tests.helpers import run_cli, union_find_roots
 

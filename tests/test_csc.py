@@ -7,8 +7,8 @@ from pairlab_builtins.algorithms.csc import CSC, constrained_embedding
 from pairlab_builtins.algorithms.kernels import pairwise_kernel
 
 from pairlab import Dataset, Run
-from pairlab.constraint_generators import random_pairs
 from pairlab.errors import InvalidInputError
+from pairlab.links import random_pairs
 
 
 def blobs(seed=0, n_per=30, centres=((0.0, 0.0), (6.0, 0.0), (0.0, 6.0)), scale=1.0):

@@ -9,8 +9,8 @@ from pairlab_builtins.algorithms.em_pc import EMPC, project_posteriors
 from scipy.optimize import minimize
 
 from pairlab import Constraints, Dataset, Run
-from pairlab.constraint_generators import random_pairs
 from pairlab.errors import InvalidInputError
+from pairlab.links import random_pairs
 
 
 def blobs(seed=0, n_per=30):

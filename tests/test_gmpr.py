@@ -23,7 +23,7 @@ from pairlab import (
     Run,
     make_estimator,
 )
-from pairlab.constraint_generators import random_pairs
+from pairlab.links import random_pairs
 
 from .helpers import union_find_roots
 

@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning as SkConvergenceWarning
 from sklearn.mixture import GaussianMixture
 
 from pairlab import Constraints, Dataset, InvalidInputError, Run, make_estimator
-from pairlab.constraint_generators import random_pairs
+from pairlab.links import random_pairs
 
 from .test_gmpr import STRUCTURES, brute_force, random_parameters
 

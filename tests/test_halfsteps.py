@@ -5,8 +5,8 @@ import pytest
 from scipy.stats import multivariate_normal
 
 from pairlab import Algorithm, Constraints, Dataset, Run, get_registry
-from pairlab.constraint_generators import random_pairs
 from pairlab.explanation import Bars, Explanation
+from pairlab.links import random_pairs
 
 
 def _blobs(seed=0, n_per=15, k=3):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pairlab import Constraints
-from pairlab import constraint_generators as g
+from pairlab import links as g
 from pairlab.errors import InvalidInputError
 
 labels = st.lists(st.integers(0, 3), min_size=4, max_size=40).map(np.array)

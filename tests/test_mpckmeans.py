@@ -10,7 +10,7 @@ from pairlab_builtins.algorithms.mpckmeans import neighbourhood_centers
 from sklearn.cluster import KMeans as SkKMeans
 
 from pairlab import Constraints, Dataset, Registry, Run
-from pairlab.constraint_generators import random_pairs
+from pairlab.links import random_pairs
 from pairlab.testing import make_check_dataset
 
 from .helpers import assert_runs_as_kmeans

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from pairlab import Dataset, InvalidInputError, make_estimator
+from pairlab.atomic import atomic_write_text, check_writable_file
 from pairlab.cli import main
-from pairlab.constraints import Constraints, atomic_write_text, check_writable_file
+from pairlab.constraints import Constraints
 
 UNWRITABLE = "/proc/pairlab-no-such-dir/out"  # not creatable, even by root
 

@@ -7,7 +7,7 @@ import pytest
 from pairlab_builtins.datasets.paper_shapes import PATTERNS, ppc_fig1_relations
 
 from pairlab import cli, get_registry
-from pairlab.constraint_generators import grid_links
+from pairlab.links import grid_links
 
 CASES = [("anisotropic-blobs", {}), ("ppc-fig1", {}), ("texture-grid", {}),
          ("texture-grid", {"features": "stats"})]

@@ -13,7 +13,7 @@ from pairlab_builtins.algorithms import rdpmeans_passes as P
 
 from pairlab import Constraints, Dataset, InvalidInputError, Run, State, make_estimator
 from pairlab.benchcases.rdpmeans import linked_blobs
-from pairlab.constraint_generators import random_pairs
+from pairlab.links import random_pairs
 from pairlab.testing import check_algorithm
 
 # -- a literal Algorithm 1, point by point, centre by centre, link by link ---------------------

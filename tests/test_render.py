@@ -9,9 +9,9 @@ pytest.importorskip("PySide6")
 from PIL import Image
 
 from pairlab import Run, get_registry
-from pairlab.constraint_generators import random_pairs
 from pairlab.draw.palette import OKABE_ITO, Style
 from pairlab.errors import InvalidInputError
+from pairlab.links import random_pairs
 from pairlab.render import (
     FigureRenderer,
     Panel,

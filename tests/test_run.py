@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from pairlab import Algorithm, Dataset, InvalidInputError, Param, PluginError, Run, State, get_registry
-from pairlab.constraint_generators import random_pairs
+from pairlab.links import random_pairs
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pairlab_builtins.algorithms.scssap_metric import learn_metric
 from sklearn.cluster import AffinityPropagation as SkAffinityPropagation
 
 from pairlab import Constraints, Dataset, InvalidInputError, Run, get_registry, make_estimator
-from pairlab.constraint_generators import random_pairs
+from pairlab.links import random_pairs
 from pairlab.testing import check_algorithm
 
 

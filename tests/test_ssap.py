@@ -13,7 +13,7 @@ from pairlab_builtins.algorithms.ssap_l import SSAPL
 from scipy.sparse.csgraph import connected_components
 
 from pairlab import Constraints, Dataset, Run
-from pairlab.constraint_generators import random_pairs
+from pairlab.links import random_pairs
 
 
 def data(seed):

@@ -90,7 +90,7 @@ def test_kernel_objective_is_the_penalised_objective_for_every_partition():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_objective_never_increases(seed):
-    from pairlab.constraint_generators import random_pairs
+    from pairlab.links import random_pairs
 
     X = blobs(seed)
     y = np.repeat(np.arange(3), 25)

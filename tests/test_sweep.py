@@ -304,3 +304,25 @@ def test_a_task_whose_worker_died_is_reported_and_not_stored(tmp_path):
         ran = run_tasks([Task("dies", _worker_dies, ())], store, ex, progress=None)
     assert ran.values == [None] and "BrokenProcessPool" in ran.errors[0]
     assert not list(tmp_path.rglob("*.trial"))  # the next run tries it again
+
+
+def test_a_plugin_metric_that_raises_leaves_its_column_empty_and_the_row_stands(tmp_path):
+    from pairlab import get_registry, hookimpl
+    from pairlab.metrics import Metric
+
+    def broken(y_true, labels):
+        raise RuntimeError("metric bug")
+
+    class Plugin:
+        @hookimpl
+        def pairlab_metrics(self):
+            return [Metric("broken-metric", "Broken", broken)]
+
+    get_registry().register(Plugin(), name="broken-metric-plugin")
+    spec = dict(SPEC, trials=1, algorithms=[{"name": "gmm"}], metrics=["purity", "broken-metric"],
+                links={"generator": "random", "budget": [4]})
+    rows = read_rows(run_sweep(parse_spec(spec), tmp_path, progress=None).table)
+    assert [r["error"] for r in rows] == [""]
+    assert float(rows[0]["purity"]) > 0
+    assert rows[0]["broken-metric"] == ""
+    assert "broken-metric" in rows[0]["warnings"] and "metric bug" in rows[0]["warnings"]

@@ -26,7 +26,7 @@ import numpy as np
 
 import pairlab
 from pairlab import Run
-from pairlab.constraint_generators import random_pairs
+from pairlab.links import random_pairs
 from pairlab.metrics import nmi
 
 registry = pairlab.get_registry()

@@ -30,8 +30,8 @@ def child(name: str, n: int, n_links: int) -> dict:
     from threadpoolctl import threadpool_limits
 
     from pairlab.benchcases.gmm import blobs
-    from pairlab.constraint_generators import random_pairs
     from pairlab.dataset import Dataset
+    from pairlab.links import random_pairs
     from pairlab.run import Run
 
     X, y = blobs(n, 2, 4, std=1.5)

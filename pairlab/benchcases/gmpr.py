@@ -8,8 +8,8 @@ import numpy as np
 
 from pairlab.bench import BenchCase
 from pairlab.benchcases.gmm import blobs, sklearn_em_step
-from pairlab.constraint_generators import random_pairs, random_pairs_count
 from pairlab.dataset import Dataset
+from pairlab.links import random_pairs, random_pairs_count
 from pairlab.run import Run
 
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from pairlab.bench import BenchCase
 from pairlab.benchcases.gmm import blobs
-from pairlab.constraint_generators import random_pairs
 from pairlab.dataset import Dataset
+from pairlab.links import random_pairs
 from pairlab.run import Run
 
 

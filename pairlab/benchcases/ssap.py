@@ -15,8 +15,8 @@ import numpy as np
 from pairlab.bench import BenchCase
 from pairlab.benchcases.gmm import blobs
 from pairlab.benchcases.scssap import sklearn_affinity_propagation
-from pairlab.constraint_generators import random_pairs
 from pairlab.dataset import Dataset
+from pairlab.links import random_pairs
 from pairlab.run import Run
 
 

@@ -126,7 +126,7 @@ SCREENSHOT_FORMATS = (".png", ".jpg", ".jpeg", ".bmp", ".ppm")
 
 def _screenshot_path(text: str) -> Path:
     """Check the screenshot file before Qt starts: a known image suffix, a writable place."""
-    from ..constraints import check_writable_file
+    from ..atomic import check_writable_file
     from ..errors import InvalidInputError
 
     path = Path(text)

@@ -192,7 +192,7 @@ class LabData:
     def add_random_links(self, n_must: int, n_cannot: int) -> tuple[int, int]:
         """Draw links from the ground truth (the papers' protocol), skipping pairs already linked.
         Returns how many of each were added."""
-        from ..constraint_generators import random_pairs
+        from ..links import random_pairs
 
         if not self.has_truth:
             raise InvalidInputError(

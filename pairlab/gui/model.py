@@ -31,46 +31,11 @@ __all__ = ["CLASS_COUNT_PARAMS", "DEFAULT_LIMIT", "SHOWN_METRICS", "Lab", "Pane"
            "default_lab", "describe_error", "flip_noise"]
 
 
-def _flip_links(constraints: Constraints, fraction: float, rng: np.random.Generator) -> Constraints:
-    """Turn a random ``fraction`` of the links into links of the other kind (noisy teachers)."""
-    ml, cl = constraints.must_link, constraints.cannot_link
-    total = len(ml) + len(cl)
-    m = round(fraction * total)
-    if m == 0:
-        return constraints
-    flip = np.zeros(total, dtype=bool)
-    flip[rng.choice(total, size=m, replace=False)] = True
-    pairs = np.vstack([ml, cl])
-    is_ml = np.r_[np.ones(len(ml), bool), np.zeros(len(cl), bool)] ^ flip
-    return Constraints(pairs[is_ml] if is_ml.any() else None,
-                       pairs[~is_ml] if (~is_ml).any() else None, n_samples=constraints.n_samples)
-
-
-#: Names under which :mod:`pairlab.constraint_generators` may provide flip noise
-#: ``f(constraints, fraction, rng) -> Constraints`` (SCSSAP's type-1 noise).
-_FLIP_NAMES = ("flip_noise", "flip_links", "flip_constraints", "flip_fraction")
-
-
 def flip_noise(constraints: Constraints, fraction: float, rng: np.random.Generator) -> Constraints:
-    """Flip a ``fraction`` of the links to the other kind.
+    """Flip a ``fraction`` of the links to the other kind (:func:`pairlab.links.add_noise`)."""
+    from ..links import add_noise
 
-    Uses :mod:`pairlab.constraint_generators`' implementation when it provides one under a name
-    in :data:`_FLIP_NAMES` (and it returns the same pairs), otherwise :func:`_flip_links`.
-    """
-    from .. import constraint_generators as gen
-
-    for name in _FLIP_NAMES:
-        fn = getattr(gen, name, None)
-        if fn is None:
-            continue
-        try:
-            out = fn(constraints, fraction, rng)
-        except TypeError:
-            continue
-        if isinstance(out, Constraints) and out.n_samples == constraints.n_samples \
-                and len(out) == len(constraints):
-            return out
-    return _flip_links(constraints, fraction, rng)
+    return add_noise(constraints, "flip-fraction", fraction, rng)
 
 
 class Lab(LabData, Timeline, LabViews):

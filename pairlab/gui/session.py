@@ -13,7 +13,7 @@ Opening it recomputes the runs, which are deterministic for a seed. Example::
      "panes": [{"algorithm": "gmm", "params": {"n_components": 2, "tol": 0.001, ...}}],
      "iteration": 12, "view": {"decision_regions": true, "ellipses": true}}
 
-Files are written atomically (:func:`pairlab.constraints.atomic_write_text`). The autosave goes
+Files are written atomically (:func:`pairlab.atomic.atomic_write_text`). The autosave goes
 to ``$PAIRLAB_AUTOSAVE_DIR/autosave.json`` (default: the user's state directory, e.g.
 ``~/.local/state/pairlab``).
 """
@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..constraints import Constraints, atomic_write_text
+from ..atomic import atomic_write_text
+from ..constraints import Constraints
 from ..errors import InvalidInputError
 from .model import Lab
 

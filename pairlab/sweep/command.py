@@ -68,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def report(folder: str | os.PathLike[str], draw: Draw | None) -> tuple[dict[str, Any], list[Path]]:
     """Summary and figures of the sweep in ``folder`` from its table (nothing is recomputed)."""
-    from ..constraints import atomic_write_text
+    from ..atomic import atomic_write_text
     from .table import summary_columns, write_csv
 
     folder = Path(folder)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..constraints import atomic_write_text
+from ..atomic import atomic_write_text
 from ..registry import get_registry
 from .engine import EngineResult, run_tasks
 from .executors import Executor, Task

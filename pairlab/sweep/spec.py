@@ -135,7 +135,7 @@ def _levels(value: Any, where: str, high: float = 1.0) -> list[float]:
 
 def parse_spec(data: Mapping[str, Any], *, registry: Any = None) -> SweepSpec:
     """Check a sweep given as plain data (parsed TOML) and return the :class:`SweepSpec`."""
-    from ..cli_links import GENERATORS
+    from ..links import GENERATORS
     from ..registry import get_registry
 
     reg = registry or get_registry()

@@ -1,7 +1,8 @@
 """One trial of a sweep cell, as a worker runs it: data, links, noise, fit, metrics -> one row.
 
 Imports pairlab's core and, through the registry, the plugins; never Qt. A trial that raises comes
-back as a row with its ``error`` (and no metrics), so the sweep goes on.
+back as a row with its ``error`` (and no metrics), so the sweep goes on; a metric that fails is left
+out of the row and named in its ``warnings`` (:func:`pairlab.scoring.evaluate`), the row stands.
 """
 
 from __future__ import annotations
@@ -12,45 +13,33 @@ from typing import Any
 
 import numpy as np
 
-from .. import constraint_generators as gen
 from ..constraints import Constraints
-from ..params import resolve_params
+from ..links import GENERATORS, draw_links
 from ..registry import get_registry
+from ..scoring import evaluate
 from .grid import Cell
 
 __all__ = ["run_trial"]
 
 
 def _links(cell: Cell, data: Any, link_seed: int) -> Constraints:
-    from ..cli_links import GENERATORS
-
     if cell.generator is None:
         return Constraints.empty(data.n_samples)
-    spec = GENERATORS[cell.generator]
-    rng = np.random.default_rng([link_seed, 0])
-    y = None if data.y is None else np.asarray(data.y)
-    if cell.label_noise:
-        y = gen.relabel_points(y, cell.label_noise, np.random.default_rng([link_seed, 1]))
     given = dict(cell.link_params)
-    by_name = {p.name: p for p in spec.params}
+    by_name = {p.name: p for p in GENERATORS[cell.generator].params}
     n = data.n_samples
     for name in cell.budget_params:
         b = cell.budget
         if by_name[name].type is int and 0 < b < 1:
             b = round(b * n * (n - 1) / 2)  # a fraction of all pairs
         given[name] = b
-    values = resolve_params(spec.params, given, owner=f"link generator {cell.generator!r}")
-    links = spec.func(data, y, values, rng)
-    if cell.link_noise:
-        noise_rng = np.random.default_rng([link_seed, 2])
-        level = cell.link_noise
-        if cell.link_noise_model == "flip-fraction":
-            links = gen.flip_fraction(links, level, noise_rng)
-        elif cell.link_noise_model == "flip-prob":
-            links = gen.flip_probability(links, level, noise_rng)
-        else:  # e-matrix: every link reported wrongly with probability `level` (p = q = 1 - level)
-            links = gen.e_matrix_noise(links, 1.0 - level, 1.0 - level, noise_rng)
-    return links
+    level: float | tuple[float, float] = cell.link_noise
+    if cell.link_noise_model == "e-matrix":  # every link reported wrongly with probability `level`
+        level = (1.0 - cell.link_noise, 1.0 - cell.link_noise)
+    return draw_links(data, cell.generator, given, np.random.default_rng([link_seed, 0]),
+                      label_noise=cell.label_noise or None, label_rng=np.random.default_rng([link_seed, 1]),
+                      noise=cell.link_noise_model if cell.link_noise else None, level=level,
+                      noise_rng=np.random.default_rng([link_seed, 2]))
 
 
 def run_trial(cell: Cell, trial: int, seeds: dict[str, int], metrics: list[str],
@@ -74,13 +63,9 @@ def run_trial(cell: Cell, trial: int, seeds: dict[str, int], metrics: list[str],
             state = run.run(max_iter)
             row["iterations"], row["converged"] = run.n_iter, bool(run.converged)
             row["objective"] = None if state.objective is None else float(state.objective)
-            for name in metrics:
-                m = reg.metric(name)
-                if (m.needs_truth and data.y is None) or (m.needs_constraints and len(links) == 0):
-                    continue
-                value = (m.func(data.y, state.labels, links) if m.needs_constraints
-                         else m.func(data.y, state.labels))
-                row["metrics"][name] = float(value)
+            # pairlab run's isolation: a metric that raises or is not finite is left out of the
+            # row (its column stays empty) and named in the row's warnings (a PluginWarning)
+            row["metrics"] = evaluate(state.labels, data.y, links, [reg.metric(m) for m in metrics])
         except Exception as exc:
             row["error"] = f"{type(exc).__name__}: {exc}"
     row["warnings"] = " | ".join(sorted({f"{w.category.__name__}: {w.message}" for w in caught}))

@@ -112,7 +112,7 @@ def test_matches_a_literal_transcription_of_table_1(closure):
 def test_every_state_satisfies_every_link():
     data = make_check_dataset(60, seed=4)
     rng = np.random.default_rng(0)
-    from pairlab.constraint_generators import random_pairs
+    from pairlab.links import random_pairs
 
     for seed in range(10):
         links = random_pairs(data.y, 8, 8, rng)

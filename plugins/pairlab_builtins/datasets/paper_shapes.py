@@ -98,7 +98,7 @@ def ppc_fig1_relations(data: Dataset, n_pairs: int = 20, seed: int = 0
     when its points share a class. The means sit left and right of the centre, the start from
     which a standard GMM converges to the wrong (left/right) model.
     """
-    from pairlab.constraint_generators import random_pairs
+    from pairlab.links import random_pairs
 
     rng = np.random.default_rng(seed)
     y = np.asarray(data.y)

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from pairlab import Constraints, Dataset, Run, hookimpl
-from pairlab.constraint_generators import random_pairs, random_pairs_count
+from pairlab.links import random_pairs, random_pairs_count
 from pairlab.metrics import purity
 from pairlab.registry import get_registry
 from pairlab.reproduction import Claim, Reproduction, ReproductionError, ReproductionResult

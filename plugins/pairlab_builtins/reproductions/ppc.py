@@ -269,7 +269,7 @@ class PPCRelations(Reproduction):
         return {"data_dir": getattr(args, "data_dir", None), "quick": bool(getattr(args, "quick", False))}
 
     def trial(self, index: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
-        from pairlab.constraint_generators import nonoverlapping_pairs
+        from pairlab.links import nonoverlapping_pairs
         from pairlab.mixture import kmeans_plusplus
         from pairlab.registry import get_registry
 
@@ -501,7 +501,7 @@ class PPCFig12(Reproduction):
         return {"quick": bool(getattr(args, "quick", False))}
 
     def setup(self, seed: int, side: int) -> tuple[Dataset, Constraints, float]:
-        from pairlab.constraint_generators import grid_links
+        from pairlab.links import grid_links
 
         data = make_dataset("texture-grid", seed=seed, grid_rows=side, grid_cols=side,
                             features="stats", noise=TEXTURE_NOISE)
@@ -669,7 +669,7 @@ class PPCFig10(Reproduction):
 
     def trial(self, index: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
         from pairlab import Run
-        from pairlab.constraint_generators import flip_probability, nonoverlapping_pairs
+        from pairlab.links import flip_probability, nonoverlapping_pairs
         from pairlab.metrics import accuracy
         from pairlab.registry import get_registry
 

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from pairlab import Dataset, hookimpl
-from pairlab.constraint_generators import e_matrix_noise, random_pairs_fraction
+from pairlab.links import e_matrix_noise, random_pairs_fraction
 from pairlab.metrics import adjusted_rand, nmi, pairwise_f_measure
 from pairlab.registry import get_registry
 from pairlab.reproduction import Claim, Reproduction, ReproductionResult

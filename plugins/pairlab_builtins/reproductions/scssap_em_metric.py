@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from pairlab import Constraints, hookimpl
-from pairlab import constraint_generators as gen
+from pairlab import links as gen
 from pairlab.errors import InconsistentConstraintsError
 from pairlab.registry import get_registry
 from pairlab.reproduction import Claim, Reproduction, ReproductionResult

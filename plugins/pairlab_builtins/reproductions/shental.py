@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from pairlab import Constraints, Dataset, Run, State, hookimpl
-from pairlab.constraint_generators import teachers
+from pairlab.links import teachers
 from pairlab.metrics import purity
 from pairlab.reproduction import Claim, Reproduction, ReproductionResult
 

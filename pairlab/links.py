@@ -1,16 +1,29 @@
-"""Constraint generators: pairs sampled from ground-truth labels (the papers' protocol)."""
+"""Drawing links: generators (pairs from ground-truth labels, the papers' protocols), noise models,
+the named generator table and :func:`draw_links`, which the CLI, the sweep engine and the app call."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .constraints import Constraints
 from .errors import InvalidInputError
+from .params import Param, resolve_params
+
+if TYPE_CHECKING:
+    from .dataset import Dataset
 
 __all__ = [
     "FRACTION_READINGS",
+    "GENERATORS",
+    "NOISE_MODELS",
+    "LinkGenerator",
+    "add_noise",
+    "draw_links",
     "e_matrix_noise",
     "flip_fraction",
     "flip_probability",
@@ -366,3 +379,134 @@ def grid_links(rows: int, cols: int, labels: np.ndarray | None = None, *,
         q = float(np.mean(y[pairs[:, 0]] != y[pairs[:, 1]]))
         conf = 1.0 - min(q, 0.5)
     return Constraints(pairs, None, n_samples=rows * cols, confidence=conf)
+
+
+# --- the named generators and noise models (one place for the CLI, sweeps and the app) ---
+
+
+@dataclass(frozen=True)
+class LinkGenerator:
+    """A named protocol for drawing links, with declared parameters (CLI ``--gen``)."""
+
+    name: str
+    help: str
+    func: Callable[[Dataset, np.ndarray | None, dict[str, Any], np.random.Generator], Constraints]
+    params: tuple[Param, ...] = ()
+    needs_labels: bool = True
+
+
+def _grid(ds: Dataset, y: np.ndarray | None, v: dict[str, Any], rng: np.random.Generator) -> Constraints:
+    shape = dict(ds.source).get("params") or {}
+    rows = v["rows"] if v["rows"] is not None else shape.get("grid_rows")
+    cols = v["cols"] if v["cols"] is not None else shape.get("grid_cols")
+    if rows is None or cols is None:
+        raise InvalidInputError(f"data set {ds.name!r} has no grid_rows/grid_cols; give --gen rows=R "
+                                "--gen cols=C (points must be grid cells in row order).")
+    if rows * cols != ds.n_samples:
+        raise InvalidInputError(f"a {rows} x {cols} grid has {rows * cols} cells but the data set has "
+                                f"{ds.n_samples} points.")
+    if v["mode"] == "labels" and y is None:
+        raise InvalidInputError("--gen mode=labels needs a data set with labels")
+    return grid_links(rows, cols, y if v["use_labels"] or v["mode"] == "labels" else None,
+                          mode=v["mode"])
+
+
+def _nonoverlapping(ds: Dataset, y: np.ndarray, v: dict[str, Any], rng: np.random.Generator) -> Constraints:
+    n_pairs = v["n_pairs"]
+    if n_pairs is None:
+        n_pairs = int(np.floor(v["fraction_points"] * y.size / 2 + 0.5))
+    return nonoverlapping_pairs(y, n_pairs, rng)
+
+
+GENERATORS: dict[str, LinkGenerator] = {g.name: g for g in (
+    LinkGenerator("random", "n_must_link within classes and n_cannot_link across (like --must-link)",
+                  lambda ds, y, v, rng: random_pairs(y, v["n_must_link"], v["n_cannot_link"], rng),
+                  (Param("n_must_link", int, 10, "number of must-links", low=0),
+                   Param("n_cannot_link", int, 10, "number of cannot-links", low=0))),
+    LinkGenerator("pairs", "n_pairs uniform among all pairs, typed by the labels",
+                  lambda ds, y, v, rng: random_pairs_count(y, v["n_pairs"], rng),
+                  (Param("n_pairs", int, 20, "number of pairs", low=0),)),
+    LinkGenerator("fraction", "a share r of all pairs, typed by the labels (like --link-fraction)",
+                  lambda ds, y, v, rng: random_pairs_fraction(y, v["fraction"], rng,
+                                                                  reading=v["reading"]),
+                  (Param("fraction", float, 0.01, "share r of the n(n-1)/2 pairs", low=0.0, high=1.0),
+                   Param("reading", str, "text",
+                         "text: round(r n(n-1)/2) distinct pairs (the paper's text); code: "
+                         "round(r n^2) ordered draws with replacement (the authors' code, about "
+                         "twice as many)", choices=FRACTION_READINGS))),
+    LinkGenerator("nonoverlapping", "no point in two pairs (PPC 5.1.1)", _nonoverlapping,
+                  (Param("n_pairs", int, None, "number of pairs (at most n/2)", low=0, nullable=True),
+                   Param("fraction_points", float, 0.5, "share of points in a pair, if n_pairs is "
+                         "not given (PPC 5.1.4: 0.5)", low=0.0, high=1.0))),
+    LinkGenerator("teachers", "N teachers partition K random points each (Shental et al. sec. 3)",
+                  lambda ds, y, v, rng: teachers(y, v["n_teachers"], v["n_points"], rng,
+                                                     complete=v["complete"]),
+                  (Param("n_teachers", int, 10, "number of teachers N", low=0),
+                   Param("n_points", int, 5, "points per teacher K", low=0),
+                   Param("complete", bool, False, "state every implied pair, not a minimal set"))),
+    LinkGenerator("grid", "links between 4-neighbours of a grid (PPC 5.2.2)", _grid,
+                  (Param("rows", int, None, "grid rows (default: the data set's grid_rows)", low=1,
+                         nullable=True),
+                   Param("cols", int, None, "grid columns (default: the data set's grid_cols)", low=1,
+                         nullable=True),
+                   Param("mode", str, "continuity", "soft must-links, or typed by the labels",
+                         choices=("continuity", "labels")),
+                   Param("use_labels", bool, True, "estimate q (confidence 1 - q) from the labels")),
+                  needs_labels=False),
+)}
+
+
+#: Noise models by name: ``flip-fraction`` (a share of the links flipped, SCSSAP type 1),
+#: ``flip-prob`` (each link flipped with probability q, confidence 1 - q, PPC 5.1.4) and
+#: ``e-matrix`` (true must-links kept with probability p, cannot-links with q, RDP-means eq. 8).
+NOISE_MODELS = ("flip-fraction", "flip-prob", "e-matrix")
+
+
+def add_noise(links: Constraints, model: str, level: float | tuple[float, float],
+              rng: np.random.Generator) -> Constraints:
+    """``links`` with noise ``model`` (one of :data:`NOISE_MODELS`) at ``level`` ((p, q) for e-matrix)."""
+    if model == "flip-fraction":
+        return flip_fraction(links, float(level), rng)  # type: ignore[arg-type]
+    if model == "flip-prob":
+        return flip_probability(links, float(level), rng)  # type: ignore[arg-type]
+    if model == "e-matrix":
+        p, q = level  # type: ignore[misc]
+        return e_matrix_noise(links, p, q, rng)
+    raise InvalidInputError(f"unknown noise model {model!r}; choose one of {', '.join(NOISE_MODELS)}")
+
+
+def draw_links(dataset: Dataset, generator: str | None, params: dict[str, Any],
+               rng: np.random.Generator, *, label_noise: float | None = None,
+               label_rng: np.random.Generator | None = None, noise: str | None = None,
+               level: float | tuple[float, float] | None = None,
+               noise_rng: np.random.Generator | None = None) -> Constraints:
+    """Links for ``dataset`` from the named ``generator`` (``None``: no links), then noise.
+
+    ``label_noise`` relabels that share of the points first (with ``label_rng``, default ``rng``);
+    ``noise``/``level`` pick a model of :func:`add_noise`, drawn with ``noise_rng``.
+    """
+    if generator is None:
+        if label_noise is not None:
+            raise InvalidInputError("--label-noise needs links drawn from the labels "
+                                    "(e.g. --must-link 20 --cannot-link 20 or --generator pairs)")
+        links = Constraints.empty(dataset.n_samples)
+    else:
+        if generator not in GENERATORS:
+            raise InvalidInputError(f"unknown link generator {generator!r}; choose one of "
+                                    f"{', '.join(sorted(GENERATORS))}")
+        spec = GENERATORS[generator]
+        y = None if dataset.y is None else np.asarray(dataset.y)
+        if y is None and spec.needs_labels:
+            raise InvalidInputError(
+                f"dataset {dataset.name!r} has no labels to draw links from; use --constraints FILE")
+        if label_noise is not None:
+            if y is None:
+                raise InvalidInputError("--label-noise needs a data set with labels")
+            y = relabel_points(y, label_noise, rng if label_rng is None else label_rng)
+        values = resolve_params(spec.params, params, owner=f"link generator {generator!r}")
+        links = spec.func(dataset, y, values, rng)
+    if noise is not None and level is not None:
+        if noise_rng is None:
+            raise InvalidInputError("noise needs its own random generator (noise_rng)")
+        links = add_noise(links, noise, level, noise_rng)
+    return links
