@@ -6,9 +6,10 @@ termination and exemplar refinement, i.e. exactly scikit-learn's ``AffinityPropa
 
 from __future__ import annotations
 
-from pairlab import Param, hookimpl
+from pairlab import hookimpl
 
-from .scssap import _COMMON_PARAMS, N_NEIGHBORS, SCSSAP
+from .ap_params import N_NEIGHBORS, PAPER_RULE, REFINE_RULE, damping, exemplar_rule
+from .scssap import COMMON_PARAMS, SCSSAP
 
 __all__ = ["AffinityPropagation"]
 
@@ -28,13 +29,10 @@ class AffinityPropagation(SCSSAP):
                 "Science 315:972-976")
     uses_constraints = False
     params = (
-        Param("damping", float, 0.5, "damping factor in [0.5, 1) (scikit-learn's default 0.5)",
-              low=0.5, high=1.0, high_open=True),
-        *_COMMON_PARAMS,
+        damping(0.5, "scikit-learn's default 0.5"),
+        *COMMON_PARAMS,
         N_NEIGHBORS,
-        Param("exemplar_rule", str, "refine",
-              "refine: Frey & Dueck's nearest exemplar plus medoid refinement (scikit-learn); "
-              "paper: arg max over self-exemplars of alpha + rho", choices=("refine", "paper")),
+        exemplar_rule("refine", {"refine": REFINE_RULE, "paper": PAPER_RULE}),
     )
     order = "frey-dueck"
     objective_name = "net similarity"

@@ -35,6 +35,7 @@ from .ap_messages import (
     responsibility_update,
     squared_distances,
 )
+from .ap_params import AFFINITY, CONVERGENCE_ITER, MAX_ITER, PREFERENCE, damping
 
 __all__ = ["CHOOSER_PARAMS", "ChooserAP", "ChooserAlgorithm", "block_max"]
 
@@ -155,20 +156,9 @@ class ChooserAP:
 _EPS = np.finfo(np.float64).eps
 _TINY = np.finfo(np.float64).tiny
 
+#: The parameters of the chooser plugins (ssap-g, ssap-l) besides their exemplar rules.
 CHOOSER_PARAMS: tuple[Param, ...] = (
-    Param("damping", float, 0.75,
-          "damping of alpha and rho in [0.5, 1) (0.75 in Arzeno & Vikalo's comparison)",
-          low=0.5, high=1.0, high_open=True),
-    Param("preference", float, None,
-          "s(k, k) for every k; none = median of the whole similarity matrix, diagonal zeros "
-          "included (as scikit-learn)", nullable=True),
-    Param("max_iter", int, 200, "maximum number of iterations", low=1),
-    Param("convergence_iter", int, 15,
-          "stop when the exemplars have not changed for this many iterations", low=1),
-    Param("affinity", str, "euclidean",
-          "euclidean: s(i, j) = -|x_i - x_j|^2; precomputed: X is the (n, n) similarity matrix",
-          choices=("euclidean", "precomputed")),
-)
+    damping(0.75, "0.75 in Arzeno & Vikalo's comparison"), PREFERENCE, MAX_ITER, CONVERGENCE_ITER, AFFINITY)
 
 
 class ChooserAlgorithm(Algorithm):

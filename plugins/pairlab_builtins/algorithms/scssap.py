@@ -54,6 +54,19 @@ from .ap_messages import (
     available_memory,
     squared_distances,
 )
+from .ap_params import (
+    AFFINITY,
+    CONVERGENCE_ITER,
+    MAX_ITER,
+    N_NEIGHBORS,
+    PAPER_RULE,
+    PENALTIES,
+    PREFERENCE,
+    REFINE_RULE,
+    TOL,
+    damping,
+    exemplar_rule,
+)
 from .ap_sparse import (
     EdgeGraph,
     SparseMessageEngine,
@@ -63,42 +76,15 @@ from .ap_sparse import (
     top_similarity_graph,
 )
 
-__all__ = ["SCSSAP"]
+__all__ = ["COMMON_PARAMS", "SCSSAP"]
 
 # -- the plugins ----------------------------------------------------------------------------------
-_COMMON_PARAMS: tuple[Param, ...] = (
-    Param("preference", float, None,
-          "s(k, k) for every k; none = median of the whole similarity matrix, diagonal zeros "
-          "included (as scikit-learn)", nullable=True),
-    Param("max_iter", int, 200, "maximum number of iterations", low=1),
-    Param("convergence_iter", int, 15,
-          "stop when the exemplars have not changed for this many iterations", low=1),
-    Param("tol", float, 0.0,
-          "also stop when no message changes by tol or more in an iteration (0: off)", low=0.0),
-    Param("affinity", str, "euclidean",
-          "euclidean: s(i, j) = -|x_i - x_j|^2; precomputed: X is the (n, n) similarity matrix",
-          choices=("euclidean", "precomputed")),
-)
-
-N_NEIGHBORS = Param(
-    "n_neighbors", int, None,
-    "none: messages for all n^2 pairs (dense); k: messages only on a symmetric k-nearest-"
-    "neighbour graph plus every linked pair (memory O(n k)); k >= n - 1 is the dense result",
-    nullable=True, low=1)
+#: What affinity-propagation and SCSSAP share besides the damping and the exemplar rule.
+COMMON_PARAMS: tuple[Param, ...] = (PREFERENCE, MAX_ITER, CONVERGENCE_ITER, TOL, AFFINITY)
 
 # above this n the default preference (median of all n^2 similarities) is estimated from pairs
 _EXACT_MEDIAN_N = 2048
 _MEDIAN_SAMPLE = 1 << 20
-
-_PENALTY_PARAMS: tuple[Param, ...] = (
-    Param("q_ml", float, math.inf,
-          "must-link penalty q_m >= 0; the paper reports exp(-q) in [0, 1]: q = 0 (exp(-q) = 1) "
-          "is plain AP, q = inf (exp(-q) = 0) enforces; times each link's confidence", low=0.0),
-    Param("q_cl", float, math.inf,
-          "cannot-link penalty q_c >= 0; exp(-q) = 1 (q = 0) is plain AP, exp(-q) = 0 (q = inf) "
-          "enforces; times each link's confidence", low=0.0),
-)
-
 
 class SCSSAP(Algorithm):
     """Soft-constraint semi-supervised affinity propagation, Algorithm 1 of Arzeno & Vikalo.
@@ -126,16 +112,11 @@ class SCSSAP(Algorithm):
                 "instance-level constraints, IEEE TPAMI 37(5):1041-1052")
     uses_constraints = True
     params = (
-        Param("damping", float, 0.75,
-              "damping mu of alpha and rho, in [0.5, 1) (0.75 in the paper, section 4.1)",
-              low=0.5, high=1.0, high_open=True),
-        *_PENALTY_PARAMS,
-        *_COMMON_PARAMS,
+        damping(0.75, "0.75 in the paper, section 4.1"),
+        *PENALTIES,
+        *COMMON_PARAMS,
         N_NEIGHBORS,
-        Param("exemplar_rule", str, "paper",
-              "paper: arg max over self-exemplars of alpha + rho (section 3); refine: Frey & "
-              "Dueck's nearest exemplar plus medoid refinement (scikit-learn)",
-              choices=("paper", "refine")),
+        exemplar_rule("paper", {"paper": PAPER_RULE, "refine": REFINE_RULE}),
     )
     order: ClassVar[str] = "scssap"
     objective_name: ClassVar[str] = "net similarity (eq. 6)"

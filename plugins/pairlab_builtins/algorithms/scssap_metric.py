@@ -15,8 +15,9 @@ from pairlab import Param, State, hookimpl
 from pairlab.errors import InvalidInputError
 
 from .ap_messages import squared_distances
+from .ap_params import N_NEIGHBORS, PAPER_RULE, PENALTIES, REFINE_RULE, damping, exemplar_rule
 from .ap_sparse import pair_squared_distances
-from .scssap import _PENALTY_PARAMS, N_NEIGHBORS, SCSSAP
+from .scssap import SCSSAP
 
 __all__ = ["SCSSAPMetric", "learn_metric", "metric_regularizer"]
 
@@ -38,9 +39,8 @@ class SCSSAPMetric(SCSSAP):
     title = "SCSSAP with metric learning (Algorithm 2)"
     citation = SCSSAP.citation + ", section 5.2"
     params = (
-        Param("damping", float, 0.75, "damping mu of alpha and rho, in [0.5, 1)",
-              low=0.5, high=1.0, high_open=True),
-        *_PENALTY_PARAMS,
+        damping(0.75, "0.75 in the paper, section 4.1"),
+        *PENALTIES,
         Param("preference", float, None,
               "s(k, k); none = median of the whole similarity matrix of the round (diagonal "
               "zeros included)", nullable=True),
@@ -63,9 +63,7 @@ class SCSSAPMetric(SCSSAP):
               low=0.0),
         Param("max_iter", int, 2000, "maximum number of message iterations over all rounds", low=1),
         N_NEIGHBORS,
-        Param("exemplar_rule", str, "paper",
-              "paper: arg max over self-exemplars of alpha + rho; refine: Frey & Dueck's",
-              choices=("paper", "refine")),
+        exemplar_rule("paper", {"paper": PAPER_RULE, "refine": REFINE_RULE}),
     )
     objective_name = "net similarity with metric (eq. 28)"
 

@@ -32,9 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from pairlab import Param, hookimpl
+from pairlab import hookimpl
 
 from .ap_choosers import CHOOSER_PARAMS, ChooserAlgorithm, block_max
+from .ap_params import exemplar_rule
 
 __all__ = ["SSAPG"]
 
@@ -54,10 +55,9 @@ class SSAPG(ChooserAlgorithm):
                 "constraints, AISTATS 2009, JMLR W&CP 5:161-168")
     params = (
         *CHOOSER_PARAMS,
-        Param("exemplar_rule", str, "paper",
-              "paper: each meta-point takes the self-exemplar of largest alpha + rho; refine: "
-              "the most similar one (with no links: Frey & Dueck's refinement, as scikit-learn)",
-              choices=("paper", "refine")),
+        exemplar_rule("paper", {
+            "paper": "each meta-point takes the self-exemplar of largest alpha + rho",
+            "refine": "the most similar one (with no links: Frey & Dueck's refinement, as scikit-learn)"}),
     )
     objective_name = "net similarity of the meta-points"
 

@@ -36,6 +36,7 @@ from scipy.sparse.csgraph import connected_components
 from pairlab import Param, hookimpl
 
 from .ap_choosers import CHOOSER_PARAMS, ChooserAlgorithm, block_max
+from .ap_params import exemplar_rule
 
 __all__ = ["SSAPL"]
 
@@ -58,11 +59,11 @@ class SSAPL(ChooserAlgorithm):
         Param("p", float, math.inf,
               "penalty p >= 0 for an exemplar that does not choose itself; inf = affinity "
               "propagation's hard constraint", low=0.0),
-        Param("exemplar_rule", str, "components",
-              "components: connected components of i -> arg max (alpha + rho) (SCAP); paper: "
-              "arg max over self-exemplars of alpha + rho; refine: the most similar self-exemplar "
-              "(with no links: Frey & Dueck's refinement, as scikit-learn)",
-              choices=("components", "paper", "refine")),
+        exemplar_rule("components", {
+            "components": "connected components of i -> arg max (alpha + rho) (SCAP)",
+            "paper": "arg max over self-exemplars of alpha + rho",
+            "refine": "the most similar self-exemplar (with no links: Frey & Dueck's refinement, "
+                      "as scikit-learn)"}),
     )
     objective_name = "SCAP -E (similarities minus p per inconsistent exemplar)"
 
