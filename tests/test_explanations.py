@@ -1,0 +1,194 @@
+"""Every algorithm's explanation against an independent computation of the same numbers."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.special import log_softmax, logsumexp, softmax
+from scipy.stats import multivariate_normal
+
+from pairlab import Constraints, Dataset, Run
+from pairlab.explanation import Bars, Explanation, why_moved
+
+RNG = np.random.default_rng(3)
+X6 = np.vstack([RNG.normal(0.0, 1.0, (3, 2)), RNG.normal(2.5, 1.0, (3, 2))])
+DATA6 = Dataset(X6, name="six")
+
+
+def bars(e: Explanation, term: str) -> np.ndarray:
+    return next(b.values for b in e.bars if b.term == term)
+
+
+def log_densities(state, X):
+    m, c = state.model["means"], state.model["covariances"]
+    return np.column_stack([multivariate_normal(m[k], c[k]).logpdf(X) for k in range(len(m))])
+
+
+def enumerate_marginals(X, state, allowed, pair_log):
+    """Posterior marginals of every point by enumerating all labellings: ``allowed(Z)`` masks
+    the admissible ones and ``pair_log(Z)`` adds the relations' log-factor."""
+    n, M = len(X), len(state.model["weights"])
+    Z = np.array(list(itertools.product(range(M), repeat=n)))
+    Z = Z[allowed(Z)]
+    logN = log_densities(state, X)
+    log_joint = np.log(state.model["weights"])[Z].sum(1) + logN[np.arange(n), Z].sum(1) + pair_log(Z)
+    post = np.exp(log_joint - logsumexp(log_joint))
+    return np.stack([(post[:, None] * (Z == k)).sum(0) for k in range(M)], axis=1)
+
+
+def implied(r, unary):
+    with np.errstate(divide="ignore"):
+        return np.log(r) - log_softmax(unary)
+
+
+# -- PPC ------------------------------------------------------------------------------------------
+ML, CL = [(0, 1), (3, 4)], [(1, 2)]
+
+
+def ppc_run(**params):
+    run = Run("ppc", DATA6, Constraints(ML, CL, n_samples=6),
+              {"n_components": 2, "max_iter": 5, **params}, seed=1)
+    for _ in range(3):
+        run.step()
+    return run
+
+
+def test_ppc_exact_terms_match_enumeration():
+    run = ppc_run(inference="exact", must_link_weight=1.5, cannot_link_weight=1.0)
+    s = run.state
+    W = np.zeros((6, 6))
+    for (i, j), w in [*((p, 1.5) for p in ML), *((p, -1.0) for p in CL)]:
+        W[i, j] = W[j, i] = w
+    # eq. 2.7 over ordered pairs: each unordered pair counts twice
+    marg = enumerate_marginals(X6, s, lambda Z: np.ones(len(Z), bool),
+                               lambda Z: (W * (Z[:, :, None] == Z[:, None, :])).sum((1, 2)))
+    logN = log_densities(s, X6)
+    for i in range(6):
+        e = run.explain(i)
+        assert ("exact" if i < 5 else "no relations") in e.text
+        np.testing.assert_allclose(e.bars[0].values, marg[i], atol=1e-9)
+        np.testing.assert_allclose(bars(e, "prior"), np.log(s.model["weights"]), atol=1e-12)
+        np.testing.assert_allclose(bars(e, "distance"), logN[i], atol=1e-9)
+        np.testing.assert_allclose(bars(e, "link term"),
+                                   implied(marg[i], np.log(s.model["weights"]) + logN[i]), atol=1e-7)
+    assert np.all(bars(run.explain(5), "link term") == 0)  # point 5 has no relation
+
+
+def test_ppc_mean_field_link_term_is_eq_3_5():
+    run = ppc_run(inference="mean-field", mean_field_tol=1e-13, mean_field_iter=2000,
+                  must_link_weight=1.2, cannot_link_weight=0.8)
+    s = run.state
+    r = s.responsibilities
+    logN = log_densities(s, X6)
+    for i, partners in {1: [(0, 1.2), (2, -0.8)], 3: [(4, 1.2)]}.items():
+        e = run.explain(i)
+        assert "mean field" in e.text
+        expected = 2 * sum(w * r[j] for j, w in partners)
+        np.testing.assert_allclose(bars(e, "link term"), expected, atol=1e-12)
+        # the fixed point of eq. 3.5: Q_i = softmax(prior + distance + link term)
+        np.testing.assert_allclose(softmax(np.log(s.model["weights"]) + logN[i] + expected), r[i],
+                                   atol=1e-9)
+
+
+def test_ppc_gibbs_and_hard_chunklets():
+    run = ppc_run(inference="gibbs", gibbs_sweeps=50, gibbs_burn_in=5)
+    e = run.explain(0)
+    assert "Gibbs" in e.text and "eq. 3.1" in e.equation
+    r, s = run.state.responsibilities[0], run.state
+    unary = np.log(s.model["weights"]) + log_densities(s, X6)[0]
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(bars(e, "link term"), implied(r, unary), atol=1e-9)
+    hard = ppc_run(weighting="hard")
+    e = hard.explain(3)
+    logN = log_densities(hard.state, X6)
+    np.testing.assert_allclose(bars(e, "distance"), logN[3] + logN[4], atol=1e-9)
+    np.testing.assert_allclose(bars(e, "prior"), 2 * np.log(hard.state.model["weights"]))
+    assert "chunklet" in e.text
+
+
+def test_ppc_m_step_half_is_explained():
+    run = ppc_run()
+    run.half_step()
+    assert run.state.phase == "M-step"
+    assert run.explain(0).phase == "M-step"
+
+
+# -- constrained EM -------------------------------------------------------------------------------
+@pytest.mark.parametrize("assumption", [1, 2])
+def test_constrained_em_terms_match_enumeration(assumption):
+    ml, cl = [(0, 1)], [(1, 3), (3, 4)]
+    run = Run("constrained-em", DATA6, Constraints(ml, cl, n_samples=6),
+              {"n_components": 2, "sampling_assumption": assumption}, seed=2)
+    for _ in range(2):
+        run.step()
+    s = run.state
+    w = np.log(s.model["weights"])
+
+    def allowed(Z):
+        ok = np.ones(len(Z), bool)
+        for i, j in ml:
+            ok &= Z[:, i] == Z[:, j]
+        for i, j in cl:
+            ok &= Z[:, i] != Z[:, j]
+        return ok
+
+    # assumption 1 draws the chunklet {0, 1}'s label once: remove one of its two alpha factors
+    extra = (lambda Z: -w[Z[:, 1]]) if assumption == 1 else (lambda Z: 0.0 * Z[:, 0])
+    marg = enumerate_marginals(X6, s, allowed, extra)
+    logN = log_densities(s, X6)
+    for i in range(6):
+        e = run.explain(i)
+        np.testing.assert_allclose(e.bars[0].values, marg[i], atol=1e-9)
+        members = [0, 1] if i in (0, 1) else [i]
+        s_j = 1 if assumption == 1 else len(members)
+        np.testing.assert_allclose(bars(e, "prior"), s_j * w, atol=1e-12)
+        np.testing.assert_allclose(bars(e, "distance"), logN[members].sum(0), atol=1e-9)
+        seen = marg[i] > 1e-12  # below, the posterior underflows differently on either side
+        np.testing.assert_allclose(bars(e, "link term")[seen],
+                                   implied(marg[i], s_j * w + logN[members].sum(0))[seen], atol=1e-7)
+    assert np.all(bars(run.explain(2), "link term") == 0)
+
+
+# -- why it moved ---------------------------------------------------------------------------------
+def _expl(dist, link):
+    names = ("k=0", "k=1")
+    score = -np.asarray(dist) + np.asarray(link)
+    best = int(score.argmax())
+    return Explanation(0, "assign", "z = argmin d - l", (
+        Bars("d", names, dist, best, lower_is_better=True, term="distance"),
+        Bars("l", names, link, best, term="link term")))
+
+
+def test_why_moved_names_the_term_whose_margin_rose_most():
+    before, after = _expl([1.0, 2.0], [0.0, 0.5]), _expl([1.0, 1.8], [0.0, 2.0])
+    moved = why_moved(before, after, before.choice, after.choice)
+    assert moved.before is before and before.choice == "k=0" and after.choice == "k=1"
+    assert "the link term tipped it" in moved.moved
+    assert "distance: -1 -> -0.8" in moved.moved and "link term: +0.5 -> +2" in moved.moved
+    moved = why_moved(_expl([1.0, 2.0], [0.0, 0.5]), _expl([1.0, 0.2], [0.0, 0.5]), "k=0", "k=1")
+    assert "the distance tipped it" in moved.moved
+
+
+def test_run_attaches_before_when_a_label_changes():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (15, 2)), rng.normal(3, 1, (15, 2))])
+    run = Run("ppc", Dataset(X), Constraints([(0, 20), (1, 2)], [(3, 4)], n_samples=30),
+              {"n_components": 2, "inference": "exact", "means_init": [[1.4, 1.6], [1.6, 1.4]]},
+              seed=0)
+    moved = 0
+    for _ in range(6):
+        before = run.state.labels.copy()
+        run.half_step()
+        assert all(run.explain(i).before is None for i in range(30))  # the M-step moves no label
+        run.half_step()
+        for i in range(30):
+            e = run.explain(i)
+            assert (e.before is not None) == (before[i] != run.state.labels[i])
+            if e.before is not None:
+                moved += 1
+                assert "tipped it" in e.moved and e.before.choice != e.choice
+                old, new = e.before.choice, e.choice
+                margin = [sum(float(b.values[b.labels.index(new)] - b.values[b.labels.index(old)])
+                              for b in x.terms) for x in (e.before, e)]
+                assert margin[0] <= 0 < margin[1]
+    assert moved > 0
