@@ -192,3 +192,59 @@ def test_run_attaches_before_when_a_label_changes():
                               for b in x.terms) for x in (e.before, e)]
                 assert margin[0] <= 0 < margin[1]
     assert moved > 0
+
+
+# -- EM-PC ----------------------------------------------------------------------------------------
+def test_em_pc_link_term_is_the_dual_and_satisfies_kkt():
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(0, 1, (10, 2)), rng.normal(2, 1, (10, 2))])
+    cl = [(0, 1), (1, 2), (12, 13)]
+    run = Run("em-pc", Dataset(X), Constraints([], cl, n_samples=20), {"n_components": 2}, seed=0)
+    run.step()
+    s = run.state
+    q, logN = s.responsibilities, log_densities(s, X)
+    total = np.zeros((20, 2))
+    for i in range(20):
+        e = run.explain(i)
+        total[i] = bars(e, "link term")
+        # q_i = softmax(prior + distance + link term): the dual form of the projection
+        np.testing.assert_allclose(softmax(np.log(s.model["weights"]) + logN[i] + total[i]), q[i],
+                                   atol=1e-9)
+    assert np.all(total[[3, 4, 5]] == 0)
+    # KKT of the projection: lambda >= 0, q_a + q_b <= 1, and lambda > 0 only where tight
+    lam = -total  # point 0 is in one pair only, so its link term is -lambda of (0, 1)
+    assert np.all(lam >= -1e-12)
+    for k in range(2):
+        if lam[0, k] > 1e-8:
+            assert q[0, k] + q[1, k] == pytest.approx(1.0, abs=1e-6)
+    assert np.all(q[[0, 1, 12]] + q[[1, 2, 13]] <= 1 + 1e-6)
+
+
+# -- SSKK -----------------------------------------------------------------------------------------
+def test_sskk_distance_split_matches_feature_space_means():
+    rng = np.random.default_rng(2)
+    X = np.vstack([rng.normal(0, 1, (8, 2)), rng.normal(2, 1, (8, 2))])
+    cons = Constraints([(0, 9)], [(1, 2), (3, 12)], n_samples=16)
+    run = Run("sskk", Dataset(X), cons, {"n_clusters": 2, "kernel": "linear"}, seed=0)
+    run.step()
+    run.step()
+    algo, prev = run.algorithm, run.history[-2].labels
+    w = algo.weight
+    W = np.zeros((16, 16))
+    for (i, j), sgn in [((0, 9), 1), ((1, 2), -1), ((3, 12), -1)]:
+        W[i, j] = W[j, i] = sgn * w
+    Kt = X @ X.T + W + algo.sigma * np.eye(16)
+    vals, vecs = np.linalg.eigh(Kt)
+    phi = vecs * np.sqrt(np.clip(vals, 0, None))  # a feature map of K_tilde
+    for i in range(16):
+        e = run.explain(i)
+        total, d_k, d_w, d_s = (b.values for b in e.bars)
+        for c in range(2):
+            members = np.flatnonzero(prev == c)
+            assert total[c] == pytest.approx(((phi[i] - phi[members].mean(0)) ** 2).sum(), abs=1e-8)
+            assert d_k[c] == pytest.approx(((X[i] - X[members].mean(0)) ** 2).sum(), abs=1e-9)
+            m = len(members)
+            link = -2 * W[i, members].sum() / m + W[np.ix_(members, members)].sum() / m**2
+            assert d_w[c] == pytest.approx(link, abs=1e-12)
+            assert d_s[c] == pytest.approx(algo.sigma * (1 - 2 * (prev[i] == c) / m + 1 / m))
+        assert e.choice == f"k={run.state.labels[i]}"

@@ -140,3 +140,27 @@ def constrained_em_explain(algo: Any, state: State, index: int) -> Explanation |
             + net)
     return Explanation(index, "E-step", equation,
                        _terms(prior, data, link, r, "network term (cannot-links)"), text)
+
+
+def em_pc_explain(algo: Any, state: State, index: int) -> Explanation | None:
+    """EM-PC's projected E-step for point ``index``: q_i(k) ∝ α_k N(x_i) exp(−Σ_c λ_ck)."""
+    if state.phase:
+        return None
+    with np.errstate(divide="ignore"):
+        prior = np.log(np.asarray(state.model["weights"]))
+    data = _members_log_density(algo, state, np.array([index]))
+    r = np.asarray(state.responsibilities[index])
+    pairs = algo.pairs
+    mine = np.flatnonzero((pairs == index).any(axis=1)) if len(pairs) else np.zeros(0, int)
+    dual = state.extras.get("dual")
+    link = (-np.asarray(dual)[mine].sum(axis=0) if dual is not None and mine.size
+            else np.zeros(r.size))
+    shown = ", ".join(f"{int(pairs[c][pairs[c] != index][0])} (bound {algo.bound[c]:.3g})"
+                      for c in mine[:6])
+    text = ("log q_ik = prior + distance − Σ_c λ_ck − log norm: the dual variables λ of the "
+            "constraints q_i(k) + q_j(k) ≤ b push the point out of the clusters its cannot-linked "
+            "partners fill." + (f" Cannot-linked to {shown}." if shown else " No cannot-link."))
+    equation = ("E-step (KL projection, dual): q_i(k) ∝ p(k | x_i) exp(−Σ_{c ∋ i} λ_ck), "
+                "λ* = argmin_{λ≥0} λ·b + Σ_i log Σ_k p(k | x_i) exp(−Σ_c λ_ck)")
+    return Explanation(index, "E-step", equation,
+                       _terms(prior, data, link, r, "link term: −Σ_c λ_ck"), text)
