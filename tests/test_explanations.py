@@ -248,3 +248,83 @@ def test_sskk_distance_split_matches_feature_space_means():
             assert d_w[c] == pytest.approx(link, abs=1e-12)
             assert d_s[c] == pytest.approx(algo.sigma * (1 - 2 * (prev[i] == c) / m + 1 / m))
         assert e.choice == f"k={run.state.labels[i]}"
+
+
+# -- the affinity-propagation family --------------------------------------------------------------
+def _ap_messages(S, iterations, damping, order, ml=(), cl=()):
+    """Affinity propagation written out from the papers: Frey & Dueck's order (rho then alpha)
+    or Algorithm 1 of SCSSAP (gamma eq. 17, omega eq. 20, s_hat eq. 24, alpha eq. 14, rho
+    eq. 25), q = infinity capped at 2 n (max s - min s) + 1."""
+    n = len(S)
+    A, R = np.zeros((n, n)), np.zeros((n, n))
+    q = 2 * n * (S.max() - S.min()) + 1
+    ordered = lambda pairs: [*pairs, *[(k, i) for i, k in pairs]]  # noqa: E731
+    gamma = {p: np.zeros(n) for p in ordered(cl)}
+    omega = {p: np.zeros(n) for p in ordered(ml)}
+    S_hat = S.copy()
+
+    def rho():
+        T = S_hat + A
+        for i in range(n):
+            for j in range(n):
+                R[i, j] = damping * R[i, j] + (1 - damping) * (S_hat[i, j] - np.delete(T[i], j).max())
+
+    def alpha():
+        P = np.maximum(R, 0)
+        new = np.empty_like(A)
+        for i in range(n):
+            for j in range(n):
+                rest = sum(P[k, j] for k in range(n) if k not in (i, j))
+                new[i, j] = rest if i == j else min(0.0, R[j, j] + rest)
+        A[:] = damping * A + (1 - damping) * new
+
+    for _ in range(iterations):
+        if order == "frey-dueck":
+            rho()
+            alpha()
+            continue
+        B = A + R
+        gamma = {(i, k): np.clip(-(B[k] - gamma[(k, i)]), -q, 0) for i, k in gamma}
+        omega = {(i, m): np.clip(B[m] - omega[(m, i)], -q, q) for i, m in omega}
+        S_hat = S.copy()
+        for (i, _), msg in [*gamma.items(), *omega.items()]:
+            S_hat[i] += msg
+        alpha()
+        rho()
+    return A, R, S_hat
+
+
+def _two_blobs(n=10):
+    rng = np.random.default_rng(0)
+    return Dataset(np.vstack([rng.normal(0, 1, (n, 2)), rng.normal(4, 1, (n, 2))]))
+
+
+@pytest.mark.parametrize("name", ["affinity-propagation", "scssap"])
+def test_ap_messages_match_the_papers_updates(name):
+    data = _two_blobs()
+    ml, cl = ([(0, 15)], [(1, 2), (3, 4)]) if name == "scssap" else ([], [])
+    run = Run(name, data, Constraints(ml, cl, n_samples=20), {}, seed=0)
+    for _ in range(9):
+        run.step()
+    algo = run.algorithm
+    S = algo._engine.S  # the input similarity (with its tie-breaking noise)
+    damping = algo.params["damping"]
+    for t in (9, 4):  # the newest state, and one replayed on a copy
+        run.seek(t)
+        A, R, S_hat = _ap_messages(S, t, damping, algo.order, ml, cl)
+        centers = run.state.extras["exemplar_indices"]
+        for i in (0, 1, 7, 15):
+            e = run.explain(i)
+            named = {b.title.split(" ")[0]: b.values for b in e.bars}
+            np.testing.assert_allclose(named["availability"], A[i, centers], atol=1e-9)
+            np.testing.assert_allclose(named["responsibility"], R[i, centers], atol=1e-9)
+            np.testing.assert_allclose(named["self-evidence"], (A + R)[centers, centers], atol=1e-9)
+            if name == "scssap":
+                np.testing.assert_allclose(named["constraint"], (S_hat - S)[i, centers], atol=1e-9)
+                if i not in centers:  # a self-exemplar is its own exemplar
+                    best = centers[int(np.argmax((A + R)[i, centers]))]
+                    assert e.choice == f"ex {best}" == f"ex {run.state.model['exemplars'][i]}"
+            else:
+                np.testing.assert_allclose(named["similarity"], S[i, centers], atol=1e-12)
+    run.seek(9)
+    assert run.state.equals(Run(name, data, Constraints(ml, cl, n_samples=20), {}, seed=0).run(9))
