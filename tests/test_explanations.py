@@ -328,3 +328,58 @@ def test_ap_messages_match_the_papers_updates(name):
                 np.testing.assert_allclose(named["similarity"], S[i, centers], atol=1e-12)
     run.seek(9)
     assert run.state.equals(Run(name, data, Constraints(ml, cl, n_samples=20), {}, seed=0).run(9))
+
+
+def _chooser_messages(S, self_row, iterations, damping, p=np.inf, cl_rows=()):
+    """Frey & Dueck on a rectangular chooser similarity, SCAP's availabilities with penalty p,
+    Givoni & Frey's cannot-link messages folded into s_hat (capped as the engine caps q)."""
+    r, n = S.shape
+    A, R = np.zeros((r, n)), np.zeros((r, n))
+    q = 2 * n * (S.max() - S.min()) + 1
+    gamma = {pair: np.zeros(n) for a, b in cl_rows for pair in ((a, b), (b, a))}
+    S_hat = S.copy()
+    for _ in range(iterations):
+        if gamma:
+            gamma = {(a, b): np.clip(-(A[b] + R[b] - gamma[(b, a)]), -q, 0) for a, b in gamma}
+            S_hat = S.copy()
+            for (a, _), msg in gamma.items():
+                S_hat[a] += msg
+        T = S_hat + A
+        R = damping * R + (1 - damping) * np.array(
+            [[S_hat[i, j] - np.delete(T[i], j).max() for j in range(n)] for i in range(r)])
+        new = np.empty_like(A)
+        P = np.maximum(R, 0)
+        for j in range(n):
+            own = self_row[j]
+            for i in range(r):
+                rest = sum(P[k, j] for k in range(r) if k not in (i, own))
+                new[i, j] = (min(p, rest) if i == own
+                             else min(0.0, max(R[own, j], -p) + rest))
+        A = damping * A + (1 - damping) * new
+    return A, R, S_hat
+
+
+@pytest.mark.parametrize("name", ["ssap-g", "ssap-l"])
+def test_chooser_messages_match_the_papers_updates(name):
+    data = _two_blobs(6)
+    cons = Constraints([(0, 9), (3, 4)], [(1, 2)] if name == "ssap-g" else [], n_samples=12)
+    run = Run(name, data, cons, {}, seed=0)
+    for _ in range(7):
+        run.step()
+    e = run.algorithm._engine
+    cl = [tuple(x) for x in cons.chunklet_cannot_link] if name == "ssap-g" else ()
+    for t in (7, 3):
+        run.seek(t)
+        A, R, S_hat = _chooser_messages(e.S, e.self_row, t, run.algorithm.params["damping"],
+                                        run.algorithm.p_soft, cl)
+        for i in (0, 1, 4, 10):
+            x = run.explain(i)
+            row = run.algorithm.row_of_point[i]
+            cols = np.array([int(s.split()[1]) for s in x.bars[0].labels])
+            named = {b.title.split(" ")[0]: b.values for b in x.bars}
+            np.testing.assert_allclose(named["availability"], A[row, cols], atol=1e-9)
+            np.testing.assert_allclose(named["responsibility"], R[row, cols], atol=1e-9)
+            if name == "ssap-g":
+                np.testing.assert_allclose(named["cannot-link"], (S_hat - e.S)[row, cols], atol=1e-9)
+            else:  # SCAP components: the node's own choice is its arg max alpha + rho
+                assert x.choice == f"cand {int(np.argmax(A[row] + R[row]))}"

@@ -68,3 +68,49 @@ def ap_explain(algo: Any, state: State, index: int) -> Explanation:
             + (" Links reach ρ through the modified similarity ŝ = s + Σω + Σγ."
                if engine.constrained else ""))
     return Explanation(index, "messages", equation, tuple(bars), text)
+
+
+def chooser_explain(algo: Any, state: State, index: int, what: str) -> Explanation:
+    """The chooser network's messages behind point ``index``'s exemplar (ssap-g, ssap-l).
+
+    ``what`` names a chooser row and a candidate column, e.g. "meta-point" or "macro-node".
+    """
+    twin = algo if algo._last is state and algo._engine is not None else copy.deepcopy(algo)
+    twin._sync(state)
+    e = twin._engine
+    row = int(twin.row_of_point[index])
+    choice = np.asarray(twin._choices())
+    rule = algo.params["exemplar_rule"]
+    if rule == "components":  # each node's own arg max alpha + rho, then the graph's components
+        mine = int(twin._node_choice[row])
+        cols = np.union1d(np.argsort(-(e.A[row] + e.R[row]), kind="stable")[:6], [mine])
+    else:
+        mine = int(choice[row])
+        cols = np.unique(choice)
+    names = tuple(f"cand {int(j)}" for j in cols)
+    best = int(np.searchsorted(cols, mine))
+    A, R = e.A[row, cols], e.R[row, cols]
+    own = e.A[e.self_row[cols], cols] + e.R[e.self_row[cols], cols]
+    bars = [Bars("α + ρ of the chooser", names, A + R, best)]
+    if rule == "refine":
+        bars += [Bars("similarity ŝ(row, j)", names, e.S_hat[row, cols], best, term="similarity"),
+                 Bars("availability α", names, A, best), Bars("responsibility ρ", names, R, best)]
+    else:
+        bars += [Bars("availability α", names, A, best, term="availability"),
+                 Bars("responsibility ρ", names, R, best, term="responsibility")]
+    if e.first.size:
+        bars.append(Bars("cannot-link messages Σγ in ŝ", names,
+                         e.S_hat[row, cols] - e.S[row, cols], best))
+    bars.append(Bars("self-evidence α + ρ at j's own row (> 0: exemplar)", names, own, best))
+    members = np.flatnonzero(twin.row_of_point == row)
+    text = (f"Point {index} chooses through {what} {row}"
+            + (f" (points {', '.join(map(str, members[:8]))}{' ...' if members.size > 8 else ''})"
+               if members.size > 1 else "")
+            + f"; its candidate is {mine}, exemplar point "
+            + f"{int(state.model['exemplars'][index])}.")
+    if rule == "components":
+        text += " Exemplars are the components of the graph of each node's arg max α + ρ."
+    equation = ("chooser c picks arg max_j α_cj + ρ_cj over the self-exemplars (Frey & Dueck); "
+                "ρ_cj = ŝ(c,j) − max_{k≠j}(ŝ(c,k) + α_ck), "
+                "α_cj = min(0, max(ρ_jj, −p) + Σ_{k∉{c,j}} max(0, ρ_kj))")
+    return Explanation(index, "messages", equation, tuple(bars), text)
