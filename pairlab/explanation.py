@@ -112,7 +112,11 @@ def why_moved(before: Explanation, after: Explanation, old: str, new: str) -> Ex
         rises.sort(key=lambda r: -r[0] if np.isfinite(r[0]) else -np.inf)
         top = rises[0]
         parts = "; ".join(f"{name}: {m_b:+.4g} -> {m_a:+.4g}" for _, name, m_b, m_a in rises)
-        moved = (f"moved from {old} to {new}: the {top[1]} tipped it. Margin of {new} over "
+        flipped = sum(r[2] for r in rises) <= 0 < sum(r[3] for r in rises)
+        verdict = (f"the {top[1]} tipped it" if flipped else
+                   f"not by the largest score (a draw or a rule beyond the terms); the {top[1]} "
+                   "moved its margin most")
+        moved = (f"moved from {old} to {new}: {verdict}. Margin of {new} over "
                  f"{old}, before -> after, per term (+ favours {new}): {parts}")
     else:
         moved = f"moved from {old} to {new} (values before and after shown side by side)"

@@ -44,19 +44,23 @@ def ap_explain(algo: Any, state: State, index: int) -> Explanation:
                                  "on a sparse graph (n_neighbors) and are not shown."))
     A, R = engine.A[index, centers], engine.R[index, centers]
     rule = algo.params.get("exemplar_rule", "paper")
+    if not state.extras["n_self_exemplars"]:
+        rule = "paper"  # no self-exemplar yet: every point takes its best candidate, arg max α + ρ
     evidence = engine.A[centers, centers] + engine.R[centers, centers]
     bars = [Bars("α_ik + ρ_ik", names, A + R, best)]
+    # a self-exemplar is its own exemplar whatever its scores: no term decides it
+    decides = "" if exemplar == index else "decides"
     if rule == "paper":
         equation = ("exemplar of i: arg max_{k∈Ψ} α_ik + ρ_ik, Ψ = {k : α_kk + ρ_kk > 0}; "
                     "ρ_ik = ŝ(i,k) − max_{k'≠k} (ŝ(i,k') + α_ik') (eq. 25), "
                     "α_ik = min(0, ρ_kk + Σ_{j∉{i,k}} max(0, ρ_jk)) (eq. 14)")
-        bars += [Bars("availability α_ik", names, A, best, term="availability"),
-                 Bars("responsibility ρ_ik", names, R, best, term="responsibility")]
+        bars += [Bars("availability α_ik", names, A, best, term=decides and "availability"),
+                 Bars("responsibility ρ_ik", names, R, best, term=decides and "responsibility")]
     else:
         equation = ("exemplar of i (Frey & Dueck's refinement): arg max_{k∈Ψ} s(i,k) over the "
                     "refined exemplars, Ψ = {k : α_kk + ρ_kk > 0}")
         bars += [Bars("similarity s(i, k)", names, engine.S_hat[index, centers], best,
-                      term="similarity"),
+                      term=decides and "similarity"),
                  Bars("availability α_ik", names, A, best),
                  Bars("responsibility ρ_ik", names, R, best)]
     if engine.constrained:
@@ -81,6 +85,8 @@ def chooser_explain(algo: Any, state: State, index: int, what: str) -> Explanati
     row = int(twin.row_of_point[index])
     choice = np.asarray(twin._choices())
     rule = algo.params["exemplar_rule"]
+    if rule == "refine" and not twin._mask.any():
+        rule = "paper"  # no self-exemplar yet: every chooser takes its best candidate
     if rule == "components":  # each node's own arg max alpha + rho, then the graph's components
         mine = int(twin._node_choice[row])
         cols = np.union1d(np.argsort(-(e.A[row] + e.R[row]), kind="stable")[:6], [mine])
@@ -92,12 +98,15 @@ def chooser_explain(algo: Any, state: State, index: int, what: str) -> Explanati
     A, R = e.A[row, cols], e.R[row, cols]
     own = e.A[e.self_row[cols], cols] + e.R[e.self_row[cols], cols]
     bars = [Bars("α + ρ of the chooser", names, A + R, best)]
+    # the row of a self-exemplar takes it (the best of its own): no term decides that
+    decides = "" if rule != "components" and e.self_row[mine] == row else "decides"
     if rule == "refine":
-        bars += [Bars("similarity ŝ(row, j)", names, e.S_hat[row, cols], best, term="similarity"),
+        bars += [Bars("similarity ŝ(row, j)", names, e.S_hat[row, cols], best,
+                      term=decides and "similarity"),
                  Bars("availability α", names, A, best), Bars("responsibility ρ", names, R, best)]
     else:
-        bars += [Bars("availability α", names, A, best, term="availability"),
-                 Bars("responsibility ρ", names, R, best, term="responsibility")]
+        bars += [Bars("availability α", names, A, best, term=decides and "availability"),
+                 Bars("responsibility ρ", names, R, best, term=decides and "responsibility")]
     if e.first.size:
         bars.append(Bars("cannot-link messages Σγ in ŝ", names,
                          e.S_hat[row, cols] - e.S[row, cols], best))

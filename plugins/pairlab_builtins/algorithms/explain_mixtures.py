@@ -164,3 +164,19 @@ def em_pc_explain(algo: Any, state: State, index: int) -> Explanation | None:
                 "λ* = argmin_{λ≥0} λ·b + Σ_i log Σ_k p(k | x_i) exp(−Σ_c λ_ck)")
     return Explanation(index, "E-step", equation,
                        _terms(prior, data, link, r, "link term: −Σ_c λ_ck"), text)
+
+
+def gmm_explain(algo: Any, state: State, index: int) -> Explanation | None:
+    """The plain E-step for point ``index``: r_ik ∝ α_k N(x_i | μ_k, Σ_k), in two terms."""
+    if state.phase:
+        return None
+    with np.errstate(divide="ignore"):
+        prior = np.log(np.asarray(state.model["weights"]))
+    data = _members_log_density(algo, state, np.array([index]))
+    r = np.asarray(state.responsibilities[index])
+    names, best = _names(r.size), int(r.argmax())
+    return Explanation(index, "E-step", algo.e_step_equation, (
+        Bars("responsibilities r_ik", names, r, best),
+        Bars("prior: log α_k", names, prior, best, term="prior"),
+        Bars("distance: log N(x_i | μ_k, Σ_k)", names, data, best, term="distance")),
+        text="log r_ik = log α_k + log N(x_i | μ_k, Σ_k) − log Σ_j α_j N(x_i | μ_j, Σ_j).")
