@@ -444,3 +444,41 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+# -- GMM and GM-PR --------------------------------------------------------------------------------
+def test_gmm_terms_are_log_weight_and_log_density():
+    run = Run("gmm", DATA6, None, {"n_components": 2}, seed=0)
+    run.step()
+    s = run.state
+    logN = log_densities(s, X6)
+    for i in range(6):
+        e = run.explain(i)
+        np.testing.assert_allclose(bars(e, "prior"), np.log(s.model["weights"]), atol=1e-12)
+        np.testing.assert_allclose(bars(e, "distance"), logN[i], atol=1e-9)
+        np.testing.assert_allclose(softmax(bars(e, "prior") + logN[i]), s.responsibilities[i],
+                                   atol=1e-9)
+
+
+def test_gmpr_link_term_matches_enumeration():
+    # GM-PR (eq. 4-7): a must-linked pair shares one class draw; a cannot-linked pair draws two
+    # different classes with the prior alpha_m alpha_m' / (1 - sum alpha^2)
+    ml, cl = [(0, 1)], [(2, 3)]
+    run = Run("gmpr", DATA6, Constraints(ml, cl, n_samples=6), {"n_components": 2}, seed=0)
+    run.step()
+    s = run.state
+    w = np.log(s.model["weights"])
+    logN = log_densities(s, X6)
+    Z = np.array(list(itertools.product(range(2), repeat=6)))
+    Z = Z[(Z[:, 0] == Z[:, 1]) & (Z[:, 2] != Z[:, 3])]
+    # one alpha for the must-linked pair; the others' alphas as drawn (the cannot-link
+    # normaliser 1 - sum alpha^2 is the same for every admissible Z)
+    log_joint = w[Z[:, [0, 2, 3, 4, 5]]].sum(1) + logN[np.arange(6), Z].sum(1)
+    post = np.exp(log_joint - logsumexp(log_joint))
+    marg = np.stack([(post[:, None] * (Z == k)).sum(0) for k in range(2)], axis=1)
+    for i in range(6):
+        e = run.explain(i)
+        np.testing.assert_allclose(e.bars[0].values, marg[i], atol=1e-8)
+        np.testing.assert_allclose(bars(e, "distance"), logN[i], atol=1e-9)
+        np.testing.assert_allclose(bars(e, "link term"), implied(marg[i], w + logN[i]), atol=1e-6)
+    assert np.all(np.abs(bars(run.explain(5), "link term")) < 1e-9)

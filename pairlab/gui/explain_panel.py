@@ -14,6 +14,7 @@ from .controller import Controller, html_escape
 from .palette import GREY, INK, OKABE_ITO
 
 if TYPE_CHECKING:
+    from ..run import Run
     from .app import MainWindow
 
 __all__ = ["BarChart", "ExplanationPanel"]
@@ -101,6 +102,22 @@ def _number(value: float) -> str:
     return "∞" if value > 0 else "-∞" if value < 0 else "–"
 
 
+def objective_change(run: Run | None) -> str:
+    """What the half-step (or iteration) under the cursor did to the objective, in words."""
+    if run is None or (run.index == 0 and not run.on_half):
+        return ""
+    state = run.state
+    if run.on_half:
+        return (f"{state.phase}: the {state.objective_name} is evaluated after the whole "
+                "iteration, not at this half-step.")
+    before, now = run.history[run.index - 1].objective, state.objective
+    if before is None or now is None:
+        return ""
+    half = f" ({' then '.join(run.algorithm_class.phases)})" if run.has_phases else ""
+    return (f"{state.objective_name} over iteration {run.index}{half}: {before:.6g} → {now:.6g} "
+            f"(change {now - before:+.3g})")
+
+
 def _wrapped(text: str, rich: bool = False) -> QtWidgets.QLabel:
     """A label that wraps to the dock's width instead of widening it (nothing is cut)."""
     label = QtWidgets.QLabel(text)
@@ -168,6 +185,9 @@ class ExplanationPanel(Controller):
             explanation = lab.explain(pane, i)
             self.shown.append(explanation)
             box = self._box(pane.title, explanation)
+            change = objective_change(pane.run)
+            if change:
+                box.layout().insertWidget(0, _wrapped(change))
             self.column.insertWidget(1 + k, box)
             self.boxes.append(box)
 

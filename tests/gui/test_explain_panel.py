@@ -36,6 +36,9 @@ def test_panel_shows_why_a_point_moved_with_before_and_after(qtbot, registry):
     text = panel.texts()[0]
     assert "Why it moved" in text and "one iteration before" in text
     assert all(b.title in text for b in explanation.bars)  # titles wrap in labels, never elided
+    run = window.lab.panes[0].run
+    before, now = run.history[run.index - 1].objective, run.state.objective
+    assert f"{before:.6g} → {now:.6g} (change {now - before:+.3g})" in text
     charts = [c for c in panel.boxes[0].findChildren(QtWidgets.QWidget) if hasattr(c, "before")]
     with_before = [c for c in charts if c.before is not None]
     assert with_before
@@ -54,3 +57,6 @@ def test_panel_shows_why_a_point_moved_with_before_and_after(qtbot, registry):
         for label in panel.boxes[0].findChildren(QtWidgets.QLabel):
             if label.wordWrap() and label.isVisible():
                 assert label.heightForWidth(label.width()) <= label.height() + 1
+    window.transport.half_step()
+    assert window.wait_idle(10)
+    assert "evaluated after the whole iteration" in panel.texts()[0]
