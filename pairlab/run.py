@@ -258,6 +258,8 @@ class Run:
             if before is None or before.bars == () or now.bars == ():
                 return now
             old, new = before.choice, now.choice
+            if old is not None and old == new:  # renumbered labels, same choice (an exemplar)
+                return now
             if old is None or new is None:
                 return replace(now, before=before,
                                moved="the label changed (values before and after side by side)")

@@ -482,3 +482,19 @@ def test_gmpr_link_term_matches_enumeration():
         np.testing.assert_allclose(bars(e, "distance"), logN[i], atol=1e-9)
         np.testing.assert_allclose(bars(e, "link term"), implied(marg[i], w + logN[i]), atol=1e-6)
     assert np.all(np.abs(bars(run.explain(5), "link term")) < 1e-9)
+
+
+def test_ap_renumbered_labels_are_not_moves():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1.5, (15, 2)), rng.normal(2, 1.5, (15, 2))])
+    run = Run("scssap", Dataset(X), Constraints([(0, 20), (1, 2)], [(3, 4)], n_samples=30), {},
+              seed=1)
+    renumbered = 0
+    for _ in range(12):
+        old_labels, old_ex = run.state.labels.copy(), run.state.model["exemplars"].copy()
+        run.step()
+        for i in np.flatnonzero(old_labels != run.state.labels):
+            same = old_ex[i] == run.state.model["exemplars"][i]
+            renumbered += bool(same)
+            assert (run.explain(int(i)).before is None) == same
+    assert renumbered

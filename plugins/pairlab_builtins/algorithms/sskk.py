@@ -269,11 +269,13 @@ class SSKK(Algorithm):
         total = d_k + d_w + d_s
         best = int(state.labels[index]) if first else int(np.argmin(total))
         names = tuple(f"k={c}" for c in range(k))
+        decided = "" if first else "by"  # the seeding, not these distances, gave the first labels
         bars = (Bars("d(i, c) in the space of σI + K + W", names, total, best, lower_is_better=True),
-                Bars("distance: kernel part", names, d_k, best, True, term="distance"),
+                Bars("distance: kernel part", names, d_k, best, True, term=decided and "distance"),
                 Bars("link term: W part (−2 Σ_j∈c W_ij / |c| + Σ_jl∈c W_jl / |c|²)", names, d_w,
-                     best, True, term="link term"),
-                Bars("σ shift (same for every partition)", names, d_s, best, True, term="shift"))
+                     best, True, term=decided and "link term"),
+                Bars("σ shift (same for every partition)", names, d_s, best, True,
+                     term=decided and "shift"))
         when = ("The seeding chose this label; these are the distances the first step compares."
                 if first else "Distances to the clusters of the previous iteration.")
         return Explanation(index, "assign points",
