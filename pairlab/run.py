@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -13,7 +13,7 @@ from .algorithm import Algorithm
 from .constraints import Constraints
 from .dataset import Dataset
 from .errors import InvalidInputError, LinkViolationWarning, PairlabError, PluginError
-from .explanation import Explanation
+from .explanation import Explanation, why_moved
 from .state import State
 
 __all__ = ["Run", "RunSnapshot", "validate_state", "warn_violated_links"]
@@ -305,13 +305,38 @@ class Run:
         if not 0 <= index < self.dataset.n_samples:
             raise IndexError(f"point {index} is not in the data set (0..{self.dataset.n_samples - 1})")
         try:
-            return self.algorithm.explain(self.state, index)
+            now = self.algorithm.explain(self.state, index)
+            if now is None:
+                return None
+            previous, earlier = self._before_half_step()
+            if previous is None or previous.labels[index] == self.state.labels[index]:
+                return now
+            before = self.algorithm.explain(earlier, index) if earlier is not None else None
+            if before is None or before.bars == () or now.bars == ():
+                return now
+            old, new = before.choice, now.choice
+            if old is not None and old == new:  # renumbered labels, same choice (an exemplar)
+                return now
+            if old is None or new is None:
+                return replace(now, before=before,
+                               moved="the label changed (values before and after side by side)")
+            return why_moved(before, now, old, new)
         except PairlabError:
             raise
         except Exception as exc:  # the plugin's failure, not the caller's
             warnings.warn(f"algorithm {self.algorithm_class.name!r} could not explain point "
                           f"{index}: {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=2)
             return None
+
+    def _before_half_step(self) -> tuple[State | None, State | None]:
+        """The state one half-step before the cursor, and the state one iteration before it
+        (the same phase: the one whose explanation gave the previous label)."""
+        i = self.index
+        if self.on_half:
+            return self.history[i], self.halves.get(i - 1)
+        if i == 0:
+            return None, None
+        return self.halves.get(i - 1, self.history[i - 1]), self.history[i - 1]
 
     def run(self, max_iter: int | None = None) -> State:
         """Step until converged or ``max_iter`` total iterations (default: the algorithm's)."""

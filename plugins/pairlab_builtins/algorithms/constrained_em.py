@@ -61,6 +61,7 @@ from scipy.optimize import minimize
 
 from pairlab import hookimpl
 from pairlab.errors import InconsistentConstraintsError, InvalidInputError
+from pairlab.explanation import Explanation
 from pairlab.markov import LabelNetwork
 from pairlab.mixture import (
     MIXTURE_PARAMS,
@@ -70,6 +71,8 @@ from pairlab.mixture import (
 )
 from pairlab.params import Param
 from pairlab.state import State
+
+from .explain_mixtures import constrained_em_explain
 
 _EPS = 10 * np.finfo(np.float64).eps
 
@@ -320,6 +323,10 @@ class ConstrainedEM(MixtureAlgorithm):
             return np.array(old, dtype=float)  # GEM: never accept a worse alpha
         eta = res.x - np.logaddexp.reduce(res.x)
         return np.exp(eta)
+
+    def explain(self, state: State, index: int) -> Explanation | None:
+        """The E-step's prior, chunklet and Markov-network terms (eq. 3, 9)."""
+        return constrained_em_explain(self, state, index) or super().explain(state, index)
 
 
 @hookimpl

@@ -42,7 +42,11 @@ import scipy.sparse as sp
 
 from pairlab import hookimpl
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Explanation
 from pairlab.mixture import EStep, MixtureAlgorithm, log_normalize
+from pairlab.state import State
+
+from .explain_mixtures import em_pc_explain
 
 __all__ = ["EMPC", "project_posteriors"]
 
@@ -227,6 +231,10 @@ class EMPC(MixtureAlgorithm):
         return EStep(q, loglik - kl, {"log_likelihood": loglik, "kl": kl,
                                       "max_violation": float(max(excess.max(), 0.0)),
                                       "dual": lam})
+
+    def explain(self, state: State, index: int) -> Explanation | None:
+        """The projected E-step's prior, distance and dual (link) terms."""
+        return em_pc_explain(self, state, index) or super().explain(state, index)
 
 
 @hookimpl

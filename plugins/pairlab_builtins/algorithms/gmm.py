@@ -7,8 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from pairlab import hookimpl
+from pairlab import State, hookimpl
+from pairlab.explanation import Explanation
 from pairlab.mixture import EStep, MixtureAlgorithm, log_normalize
+
+from .explain_mixtures import gmm_explain
 
 
 class GaussianMixtureEM(MixtureAlgorithm):
@@ -30,6 +33,10 @@ class GaussianMixtureEM(MixtureAlgorithm):
         weights, means = parameters[:2]
         resp, log_norm = log_normalize(self.weighted_log_prob(self.X, weights, means, prec_chol))
         return EStep(resp, float(log_norm.sum()))
+
+    def explain(self, state: State, index: int) -> Explanation | None:
+        """The E-step's prior and distance terms (the M-step half: the mixture's explanation)."""
+        return gmm_explain(self, state, index) or super().explain(state, index)
 
 
 @hookimpl

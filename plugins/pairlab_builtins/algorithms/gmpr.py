@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
+from scipy.special import logsumexp
 
 from pairlab import hookimpl
 from pairlab.errors import InvalidInputError
-from pairlab.explanation import Bars, Explanation
+from pairlab.explanation import Bars, Explanation, component_labels
 from pairlab.mixture import (
     MIXTURE_PARAMS,
     EStep,
@@ -178,9 +179,11 @@ class GMPR(MixtureAlgorithm):
         a link partner's (eq. 12 for must-links, eq. 14 for cannot-links), computed exactly over
         the whole link network by clamping the point to each class in turn:
         q(z_i = m, z_j = m') = q(z_i = m) q(z_j = m' | z_i = m)."""
-        base = super().explain(state, index)
+        if state.phase:
+            return super().explain(state, index)
+        base = self._class_terms(state, index)
         c = self.constraints
-        if state.phase or not len(c):
+        if not len(c):
             return base
         partners = [(int(b), "must-link") for a, b in c.must_link if a == index]
         partners += [(int(a), "must-link") for a, b in c.must_link if b == index]
@@ -216,6 +219,30 @@ class GMPR(MixtureAlgorithm):
         text = (f"Point {index} is {kind}ed to {len(partners)} point(s); the joint is with point "
                 f"{partner}, over the whole link network.")
         return Explanation(point=index, phase="E-step", equation=equation, bars=bars, text=text)
+
+    def _class_terms(self, state: State, index: int) -> Explanation:
+        """Eq. 11's terms for the point: log α_m, log p(x_i | m) and what its links add (the
+        exact posterior over the link network, log q_im − log softmax(log α_m + log p(x_i | m)))."""
+        model = state.model
+        pi = model.get("component_weights", np.ones(model["means"].shape[0]))
+        log_dens, _ = self.class_log_densities(self.X[index:index + 1], model["means"],
+                                               model["precisions_cholesky"], pi)
+        with np.errstate(divide="ignore"):
+            prior = np.log(model["weights"])
+        q = np.asarray(state.responsibilities[index])
+        unary = prior + log_dens[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            link = np.log(q) - (unary - logsumexp(unary))
+        link = np.where(np.isnan(link), 0.0, link)
+        names, best = component_labels(q.size), int(q.argmax())
+        return Explanation(index, "E-step",
+                           "GM-PR eq. 11: q(z_i = m) ∝ α_m p(x_i | m) for a free point; links "
+                           "multiply in their partners' messages (eq. 12, 14)", (
+            Bars("class posterior q(z_i = m)", names, q, best),
+            Bars("prior: log α_m", names, prior, best, term="prior"),
+            Bars("distance: log p(x_i | class m)", names, log_dens[0], best, term="distance"),
+            Bars("link term: log q − log softmax(prior + distance)", names, link, best,
+                 term="link term")))
 
     def predict_proba(self, state: State, X: np.ndarray) -> np.ndarray:
         """Class posteriors of unseen points (eq. 11; eq. 27 with several clusters per class)."""

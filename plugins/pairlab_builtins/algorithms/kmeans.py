@@ -70,7 +70,8 @@ class KMeans(Algorithm):
                         lower_is_better=True)
             return Explanation(index, state.phase, "c_k = mean of the points assigned to k", (bars,),
                                text="The next half-step assigns the point to the nearest centre.")
-        bars = Bars("squared distance to each centre", names, d2, int(d2.argmin()), lower_is_better=True)
+        bars = Bars("squared distance to each centre", names, d2, int(d2.argmin()), lower_is_better=True,
+                    term="distance")
         return Explanation(index, "assign points", "z_i = argmin_k ||x_i - c_k||²", (bars,))
 
     def converged(self, previous: State, current: State) -> bool:

@@ -216,11 +216,13 @@ class PCKMeans(Algorithm):
         labels = np.asarray(state.labels)
         cost = point_costs(base, labels, np.array([index]), self._ml, self._cl, self._costs(metrics))[0]
         names = component_labels(cost.size)
-        own = Bars("the point's own term", names, base[index], int(base[index].argmin()),
-                   lower_is_better=True)
-        total = Bars("cost with its links' penalties", names, cost, int(cost.argmin()),
-                     lower_is_better=True)
-        return Explanation(index, state.phase or "assign points", self._equation, (total, own),
+        best = int(cost.argmin())
+        own = Bars("the point's own term", names, base[index], best, lower_is_better=True,
+                   term="distance")
+        total = Bars("cost with its links' penalties", names, cost, best, lower_is_better=True)
+        links = Bars("link term: the links' penalties", names, cost - base[index], best,
+                     lower_is_better=True, term="link term")
+        return Explanation(index, state.phase or "assign points", self._equation, (total, own, links),
                            text="The pass visits the points in turn; each takes its cheapest cluster "
                                 "given the others' current labels.")
 

@@ -55,6 +55,7 @@ import numpy as np
 
 from pairlab import Param, State, hookimpl
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Explanation
 from pairlab.mixture import (
     MIXTURE_PARAMS,
     EStep,
@@ -62,6 +63,7 @@ from pairlab.mixture import (
     log_normalize,
 )
 
+from .explain_mixtures import ppc_explain
 from .ppc_posteriors import (
     _Approximate,
     _build_groups,
@@ -270,6 +272,10 @@ class PenalizedProbabilisticClustering(MixtureAlgorithm):
             H, logH, log_om = self._grid
             return H[int(np.argmax(logH @ nk - log_om))].copy()
         return maximize_prior(nk, self._omega, previous)
+
+    def explain(self, state: State, index: int) -> Explanation | None:
+        """The E-step's prior, distance and link terms with the posterior method in use."""
+        return ppc_explain(self, state, index) or super().explain(state, index)
 
 
 @hookimpl

@@ -358,12 +358,18 @@ class RDPMeans(Algorithm):
             link = np.bincount(np.asarray(state.labels)[partners], self.links.data[lo:hi], minlength=K)[:K]
         costs = np.append(d - xi * link, self.lambda_value)
         labels = [f"k={k}" for k in range(K)] + ["new"]
+        best = int(costs.argmin())
         return Explanation(
             point=index, phase="assignment pass",
             equation="Algorithm 1 (section 4.3): z_i = argmin_k D(x_i, μ_k) − ξ₁ f_ki + ξ₂ s_ik, "
                      "or a new cluster when every cost is ≥ λ",
-            bars=(Bars("cost of each choice", labels, costs, int(costs.argmin()), lower_is_better=True),
-                  Bars("divergence D(x_i, μ_k)", labels[:-1], d, int(d.argmin()), lower_is_better=True)),
+            bars=(Bars("cost of each choice", labels, costs, best, lower_is_better=True),
+                  Bars("distance: divergence D(x_i, μ_k) (new: 0)", labels, np.append(d, 0.0), best,
+                       lower_is_better=True, term="distance"),
+                  Bars("link term −ξ(f_ki − s_ik) (new: 0)", labels, np.append(-xi * link, 0.0), best,
+                       lower_is_better=True, term="link term"),
+                  Bars("new-cluster penalty λ", labels, np.append(np.zeros(K), self.lambda_value), best,
+                       lower_is_better=True, term="penalty λ")),
             text=f"ξ = {xi:.3g}; f_ki / s_ik count the point's may-links / may-not-links in cluster k.")
 
     def converged(self, previous: State, current: State) -> bool:

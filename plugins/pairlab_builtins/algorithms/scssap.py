@@ -43,6 +43,7 @@ import numpy as np
 from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.constraints import Constraints
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Explanation
 
 from .ap_messages import (
     _EPS,
@@ -75,6 +76,7 @@ from .ap_sparse import (
     sparse_memory,
     top_similarity_graph,
 )
+from .explain_ap import ap_explain
 
 __all__ = ["COMMON_PARAMS", "SCSSAP"]
 
@@ -316,6 +318,10 @@ class SCSSAP(Algorithm):
         self._sync(state)
         change, mask = self._advance()
         return self._state(state.iteration + 1, mask, change)
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The availabilities, responsibilities and constraint messages behind the exemplar."""
+        return ap_explain(self, state, index)
 
     def converged(self, previous: State, current: State) -> bool:
         if self.dataset.n_samples == 1:

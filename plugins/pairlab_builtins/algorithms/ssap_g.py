@@ -32,10 +32,12 @@ from typing import Any
 
 import numpy as np
 
-from pairlab import hookimpl
+from pairlab import State, hookimpl
+from pairlab.explanation import Explanation
 
 from .ap_choosers import CHOOSER_PARAMS, ChooserAlgorithm, block_max
 from .ap_params import exemplar_rule
+from .explain_ap import chooser_explain
 
 __all__ = ["SSAPG"]
 
@@ -78,6 +80,10 @@ class SSAPG(ChooserAlgorithm):
         return {"n_meta_points": len(self.constraints.chunklets),
                 "ignored_cannot_links": len(self.constraints.conflicts),
                 "broken_meta_point_links": int(np.sum(choice[cl[:, 0]] == choice[cl[:, 1]]))}
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The meta-point network's availabilities and responsibilities behind the exemplar."""
+        return chooser_explain(self, state, index, "meta-point")
 
 
 @hookimpl

@@ -33,10 +33,12 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from pairlab import Param, hookimpl
+from pairlab import Param, State, hookimpl
+from pairlab.explanation import Explanation
 
 from .ap_choosers import CHOOSER_PARAMS, ChooserAlgorithm, block_max
 from .ap_params import exemplar_rule
+from .explain_ap import chooser_explain
 
 __all__ = ["SSAPL"]
 
@@ -138,6 +140,10 @@ class SSAPL(ChooserAlgorithm):
 
     def extra_info(self, choice: np.ndarray) -> dict[str, Any]:
         return {"n_macro_nodes": len(self.constraints.chunklets), "p": self.p_soft}
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The macro-node network's availabilities and responsibilities behind the exemplar."""
+        return chooser_explain(self, state, index, "macro-node")
 
 
 @hookimpl

@@ -29,6 +29,7 @@ import numpy as np
 
 from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Bars, Explanation
 
 from .kernels import KERNELS, kernel_to_points, mean_squared_distance, pairwise_kernel
 
@@ -214,7 +215,8 @@ class SSKK(Algorithm):
         return [candidates[c] for c in chosen]
 
     # -- states ------------------------------------------------------------------------------------
-    def _state(self, iteration: int, labels: np.ndarray) -> State:
+    def _state(self, iteration: int, labels: np.ndarray,
+               assigned_from: np.ndarray | None = None) -> State:
         k = self.params["n_clusters"]
         labels = labels.astype(np.int64)
         centers = np.zeros((k, self.X.shape[1]))
@@ -233,7 +235,8 @@ class SSKK(Algorithm):
                      extras={"penalised_objective": objective - self.sigma * (len(labels) - n_used),
                              "sigma": self.sigma, "weight": self.weight,
                              "broken_must_links": broken_ml, "broken_cannot_links": broken_cl,
-                             "cluster_sizes": counts})
+                             "cluster_sizes": counts,
+                             **({} if assigned_from is None else {"assigned_from": assigned_from})})
 
     def initialize(self) -> State:
         return self._state(0, self._seed_labels())
@@ -241,7 +244,44 @@ class SSKK(Algorithm):
     def step(self, state: State) -> State:
         d = kernel_kmeans_distances(self.K_tilde, state.labels, self.params["n_clusters"])
         labels = np.argmin(d, axis=1)
-        return self._state(state.iteration + 1, labels)
+        return self._state(state.iteration + 1, labels, state.labels)
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The feature-space distance behind the assignment, split into the kernel's, the links'
+        and the shift's parts (d is linear in the matrix K_tilde = sigma I + K + W)."""
+        k = self.params["n_clusters"]
+        source = state.extras.get("assigned_from")
+        first = source is None
+        labels = np.asarray(state.labels if first else source)
+        Z = _indicator(labels, k)
+        sizes = Z.sum(axis=0)
+        own = Z[index]
+
+        def part(M: np.ndarray) -> np.ndarray:
+            within = np.einsum("ic,ic->c", Z, M @ Z)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                d = M[index, index] - 2.0 * (M[index] @ Z) / sizes + within / sizes**2
+            return np.where(sizes > 0, d, np.inf)
+
+        d_k, d_w = part(self.K), part(self.W)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d_s = np.where(sizes > 0, self.sigma * (1.0 - 2.0 * own / sizes + 1.0 / sizes), np.inf)
+        total = d_k + d_w + d_s
+        best = int(state.labels[index]) if first else int(np.argmin(total))
+        names = tuple(f"k={c}" for c in range(k))
+        decided = "" if first else "by"  # the seeding, not these distances, gave the first labels
+        bars = (Bars("d(i, c) in the space of σI + K + W", names, total, best, lower_is_better=True),
+                Bars("distance: kernel part", names, d_k, best, True, term=decided and "distance"),
+                Bars("link term: W part (−2 Σ_j∈c W_ij / |c| + Σ_jl∈c W_jl / |c|²)", names, d_w,
+                     best, True, term=decided and "link term"),
+                Bars("σ shift (same for every partition)", names, d_s, best, True,
+                     term=decided and "shift"))
+        when = ("The seeding chose this label; these are the distances the first step compares."
+                if first else "Distances to the clusters of the previous iteration.")
+        return Explanation(index, "assign points",
+                           "z_i = argmin_c K̃_ii − 2 Σ_{j∈c} K̃_ij / |c| + Σ_{j,l∈c} K̃_jl / |c|², "
+                           "K̃ = σI + K + W (Kulis et al., kernel k-means on K + W)", bars,
+                           text=when + f" Cluster sizes: {sizes.astype(int).tolist()}.")
 
     def converged(self, previous: State, current: State) -> bool:
         return bool(np.array_equal(previous.labels, current.labels))

@@ -273,7 +273,8 @@ class TVClust(TVClustModel):
             lo, hi = links.indptr[index], links.indptr[index + 1]
             link = np.bincount(z[links.indices[lo:hi]], links.data[lo:hi], minlength=K)
         with np.errstate(divide="ignore"):
-            logp = np.append(np.log(others) + log_lik + link, self.log_new[index])
+            log_others = np.log(others)  # -inf: no other point in the cluster
+            logp = np.append(log_others + log_lik + link, self.log_new[index])
         prob = log_normalize(logp[None, :])[0][0]
         labels = (*component_labels(K), "new")
         return Explanation(
@@ -281,7 +282,14 @@ class TVClust(TVClustModel):
             equation="eq. 13: P(z_i = k) ∝ n_{-i,k} N(x_i | θ_k) (p/(1−q))^{f_ki} ((1−p)/q)^{s_ik}, "
                      "P(z_i = new) ∝ α ∫ N(x_i | θ) dG0(θ)",
             bars=(Bars("P(z_i = k | the rest)", labels, prob, int(z[index])),
-                  Bars("link term f ξ1 − s ξ2", labels[:-1], link, int(z[index]))),
+                  Bars("prior: log n_{-i,k} (new: 0)", labels, np.append(log_others, 0.0),
+                       int(z[index]), term="prior"),
+                  Bars("distance: log N(x_i | θ_k) (new: 0)", labels, np.append(log_lik, 0.0),
+                       int(z[index]), term="distance"),
+                  Bars("link term f ξ1 − s ξ2 (new: 0)", labels, np.append(link, 0.0), int(z[index]),
+                       term="link term"),
+                  Bars("new cluster: log α ∫ N dG0", labels,
+                       np.append(np.zeros(K), self.log_new[index]), int(z[index]), term="new cluster")),
             text=f"ξ1 = {self.link_model.xi1:.3g}, ξ2 = {self.link_model.xi2:.3g}; the bar marked is the "
                  "point's cluster in the current sample.")
 

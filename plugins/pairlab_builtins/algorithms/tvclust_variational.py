@@ -199,9 +199,9 @@ class TVClustVariational(TVClustModel):
             point=index, phase="q(z) update",
             equation="q(z_i = k) ∝ exp(E[log π_k] + E[log N(x_i | θ_k)] + Σ_j W_ij q(z_j = k))",
             bars=(Bars("q(z_i = k) after the update", labels, q, top),
-                  Bars("E[log π_k]", labels, e_log_pi, top),
-                  Bars("E[log N(x_i | θ_k)]", labels, ell, top),
-                  Bars("link term Σ_j W_ij q(z_j = k)", labels, link, top)),
+                  Bars("E[log π_k]", labels, e_log_pi, top, term="prior"),
+                  Bars("E[log N(x_i | θ_k)]", labels, ell, top, term="distance"),
+                  Bars("link term Σ_j W_ij q(z_j = k)", labels, link, top, term="link term")),
             text="W_ij = ξ1 for a may-link, −ξ2 for a may-not-link (times the link's confidence).")
 
     def converged(self, previous: State, current: State) -> bool:
