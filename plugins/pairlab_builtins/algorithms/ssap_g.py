@@ -24,7 +24,8 @@ Choices (docs/algorithms/ssap_g.md): the reading above of a paper we could not c
 links are certain (confidences ignored) but max-sum on a loopy graph can still break a
 cannot-link, which is reported (``certain_links``, LinkViolationWarning); a cannot-link inside a
 must-link group cannot be honoured and is dropped (``extras["ignored_cannot_links"]``), as
-Arzeno & Vikalo observe; the infinite penalty is capped at 2 n (max s - min s) + 1 in the messages, as in ``scssap``.
+Arzeno & Vikalo observe; the infinite penalty is capped at 2 n (max s - min s) + 1 in the
+messages, as in ``scssap``.
 """
 
 from __future__ import annotations
