@@ -125,7 +125,48 @@ class SerialExecutor(Executor):
                 yield i, execute(task.fn, task.args, worker=False)
 
 
-def _init_worker() -> None:
+def _exit_when_gone(pid: int) -> None:
+    """Watchdog thread body: end this worker as soon as process ``pid`` (the sweep) has ended.
+
+    A pidfd becomes readable when the process terminates, zombie included (Linux >= 5.3);
+    elsewhere the pid is polled twice a second.
+    """
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        import select
+
+        select.select([fd], [], [])
+    else:
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            except PermissionError:
+                pass
+            time.sleep(0.5)
+    os._exit(1)
+
+
+def watch_parent(pid: int) -> None:
+    """Make this worker process exit when ``pid`` dies (kill -9, SIGTERM), not linger for minutes.
+
+    Workers are children of the fork server, not of the sweep, so ``os.getppid`` cannot tell.
+    """
+    import threading
+
+    if pid == os.getpid():
+        return
+    threading.Thread(target=_exit_when_gone, args=(pid,), daemon=True,
+                     name="pairlab-parent-watchdog").start()
+
+
+def _init_worker(parent: int | None = None) -> None:
+    if parent is not None:
+        watch_parent(parent)
     single_blas_thread_for_this_process()
     from ..registry import get_registry
 
@@ -145,7 +186,8 @@ class ProcessExecutor(Executor):
         ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
         if sys.platform != "win32":  # workers fork from a server that has imported the engine once
             ctx.set_forkserver_preload(["pairlab.sweep.preload"])
-        self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker)
+        self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
+                                         initargs=(os.getpid(),))
         self._futures: list[Any] = []
 
     def run(self, tasks: Sequence[Task]) -> Outcomes:
