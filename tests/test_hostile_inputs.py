@@ -61,3 +61,71 @@ def test_gui_refuses_a_negative_number_of_links(tmp_path):
 
 def _docs(name: str) -> str:
     return os.path.join(os.path.dirname(__file__), os.pardir, "docs", name)
+
+
+def _die_once(marker: str, value: int) -> int:
+    """A task whose worker dies (SIGKILL) the first time it runs."""
+    import signal
+
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return value
+
+
+def test_trials_of_a_dead_local_worker_are_retried(tmp_path):
+    """Issue 33.3: one dead worker turned every pending trial into a BrokenProcessPool row."""
+    from pairlab.sweep import Task, TrialStore, make_executor, run_tasks
+
+    marker = str(tmp_path / "died")
+    tasks = [Task(f"t{i}", _die_once, (marker, i)) for i in range(8)]
+    with make_executor(2) as two:
+        result = run_tasks(tasks, TrialStore(tmp_path / "store"), two, progress=None)
+    assert os.path.exists(marker)
+    assert result.errors == [""] * 8 and result.values == list(range(8))
+
+
+def _sweep_args(tmp_path, *extra: str) -> list[str]:
+    return ["sweep", "--algorithm", "gmm", "--dataset", "two-moons", "--data", "n_samples=30",
+            "--out", str(tmp_path / "out"), "--jobs", "1", "--no-render", *extra]
+
+
+@pytest.mark.parametrize("flags, words", [
+    (("--budget", "10"), "a budget needs a generator"),
+    (("--generator", "random", "--budget", "nan"), "got nan"),
+    (("--generator", "random", "--budget", "1e30"), "got 1e+30"),
+])
+def test_sweep_budgets_that_cannot_run_are_refused_up_front(tmp_path, flags, words, capsys):
+    """Issue 33.3: --budget without --generator was dropped (budget 0); nan and 1e30 passed the
+    check and --dry-run, then every trial failed."""
+    from pairlab import cli
+
+    assert cli.main(_sweep_args(tmp_path, *flags, "--dry-run")) == 1
+    assert words in capsys.readouterr().err
+
+
+def test_a_sweep_with_failed_trials_exits_1_unless_allowed(tmp_path, capsys):
+    from pairlab import cli
+
+    args = _sweep_args(tmp_path, "--set", "n_components=31")     # more components than points
+    assert cli.main(args) == 1
+    assert "1 of 1 trials failed" in capsys.readouterr().err
+    assert cli.main([*args, "--allow-failures"]) == 0
+
+
+@pytest.mark.parametrize("name", ["../../escape", "", ".hidden", "a\x00b", "a/b", "x" * 101])
+def test_sweep_names_that_leave_the_folder_are_refused_before_any_trial(tmp_path, name):
+    """Issue 33.5: name = "../../escape" wrote two folders above --out; "" wrote hidden files;
+    a NUL gave a traceback after every trial ran."""
+    import json
+
+    from pairlab import cli
+
+    spec = tmp_path / "a" / "b" / "s.toml"
+    spec.parent.mkdir(parents=True)
+    spec.write_text(f"name = {json.dumps(name)}\ntrials = 1\n[[algorithms]]\nname = \"gmm\"\n"
+                    "[[datasets]]\nname = \"two-moons\"\n")
+    out = tmp_path / "a" / "b" / "out"
+    assert cli.main(["sweep", str(spec), "--out", str(out), "--jobs", "1", "--no-render"]) == 1
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "s.toml"]

@@ -41,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="DIR",
                         help="redraw the summary and figures of the sweep in DIR from its table")
     parser.add_argument("--no-render", action="store_true", help="tables and JSON only, no figures")
+    parser.add_argument("--allow-failures", action="store_true",
+                        help="exit 0 even when trials failed (default: exit 1)")
     parser.add_argument("--dry-run", action="store_true",
                         help="check the spec and print the cells and trials, run nothing")
     g = parser.add_argument_group("a sweep from flags (instead of SPEC.toml)")
@@ -144,5 +146,10 @@ def run(args: argparse.Namespace, draw: Draw | None = None) -> int:
           + f" -> {result.table}")
     if files:
         print(f"  figures: {', '.join(p.name for p in files)}")
+    if failures and not args.allow_failures:
+        first = next(r["error"] for r in result.rows if r["error"])
+        print(f"pairlab: error: {failures} of {len(result.rows)} trials failed (first: {first}); "
+              "see the error column, or pass --allow-failures to accept them", file=sys.stderr)
+        return 1
     return 0
 

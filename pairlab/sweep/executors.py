@@ -179,34 +179,49 @@ class ProcessExecutor(Executor):
     name = "local processes"
 
     def __init__(self, jobs: int) -> None:
+        self.workers = jobs
+        self._futures: list[Any] = []
+        self._pool = self._make_pool()
+
+    def _make_pool(self) -> Any:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
-        self.workers = jobs
         ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
         if sys.platform != "win32":  # workers fork from a server that has imported the engine once
             ctx.set_forkserver_preload(["pairlab.sweep.preload"])
-        self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker,
-                                         initargs=(os.getpid(),))
-        self._futures: list[Any] = []
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                   initializer=_init_worker, initargs=(os.getpid(),))
+
+    #: rounds of work after the first whose pool a dead worker broke (as Dask retries them)
+    RETRIES = 2
 
     def run(self, tasks: Sequence[Task]) -> Outcomes:
         from concurrent.futures import as_completed
+        from concurrent.futures.process import BrokenProcessPool
 
-        index = {}
-        for i, task in enumerate(tasks):
-            fut = self._pool.submit(execute, task.fn, task.args)
-            index[fut] = i
-        self._futures = list(index)
-        for fut in as_completed(index):
-            if fut.cancelled():
-                continue
-            exc = fut.exception()
-            if exc is not None:  # the task could not be sent or its result not returned
-                yield index[fut], {"ok": False, "value": None, "seconds": 0.0,
-                                   "error": f"{type(exc).__name__}: {exc}"}
-            else:
-                yield index[fut], fut.result()
+        pending = list(range(len(tasks)))
+        for attempt in range(self.RETRIES + 1):
+            if attempt:  # a worker died (killed, out of memory): a new pool runs what was lost
+                self._pool.shutdown(wait=True, cancel_futures=True)
+                self._pool = self._make_pool()
+            index = {self._pool.submit(execute, tasks[i].fn, tasks[i].args): i for i in pending}
+            self._futures = list(index)
+            lost = []
+            for fut in as_completed(index):
+                if fut.cancelled():
+                    continue
+                exc = fut.exception()
+                if isinstance(exc, BrokenProcessPool) and attempt < self.RETRIES:
+                    lost.append(index[fut])
+                elif exc is not None:  # the task could not be sent or its result not returned
+                    yield index[fut], {"ok": False, "value": None, "seconds": 0.0,
+                                       "error": f"{type(exc).__name__}: {exc}"}
+                else:
+                    yield index[fut], fut.result()
+            if not lost:
+                return
+            pending = sorted(lost)
 
     def cancel(self) -> None:
         for fut in self._futures:
