@@ -129,3 +129,94 @@ def test_sweep_names_that_leave_the_folder_are_refused_before_any_trial(tmp_path
     assert cli.main(["sweep", str(spec), "--out", str(out), "--jobs", "1", "--no-render"]) == 1
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "s.toml"]
+
+
+def test_a_non_utf8_sweep_spec_is_a_clear_error(tmp_path, capsys):
+    """Issue 33.8: UnicodeDecodeError traceback."""
+    from pairlab import cli
+
+    spec = tmp_path / "bad.toml"
+    spec.write_bytes(b'name = "\xff\xfe"\n')
+    assert cli.main(["sweep", str(spec), "--out", str(tmp_path / "o")]) == 1
+    assert "is not UTF-8 text" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [
+    ["sweep", "--algorithm", "gmm", "--dataset", "two-moons"], ["reproduce", "fig3", "--trials", "1"]])
+def test_a_garbage_scheduler_is_a_clear_error(tmp_path, command, capsys):
+    """Issue 33.8: ValueError traceback from distributed for --scheduler garbage://x."""
+    pytest.importorskip("distributed")
+    from pairlab import cli
+
+    assert cli.main([*command, "--scheduler", "garbage://x", "--out", str(tmp_path / "o")]) == 1
+    assert "--scheduler 'garbage://x'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not-utf8"])
+def test_report_of_a_damaged_table_is_a_clear_error(tmp_path, damage, capsys):
+    """Issue 33.8: `pairlab sweep --report DIR` with a truncated or non-UTF-8 NAME.csv."""
+    from pairlab import cli
+
+    assert cli.main(_sweep_args(tmp_path, "--trials", "3")) == 0
+    table = tmp_path / "out" / "sweep.csv"
+    text = table.read_bytes()
+    table.write_bytes(text[: text.index(b"\n") + 5] if damage == "truncated" else b"\xff" + text)
+    capsys.readouterr()
+    assert cli.main(["sweep", "--report", str(tmp_path / "out"), "--no-render"]) == 1
+    assert "cannot read the sweep table" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("damage", ["deep-header", "folder"])
+def test_damaged_trial_files_are_set_aside_and_recomputed(tmp_path, damage):
+    """Issue 33.8: a header nested 100,000 levels deep (RecursionError on every resume); a trial
+    file replaced by a folder stopped the sweep."""
+    from pairlab import cli
+
+    assert cli.main(_sweep_args(tmp_path, "--trials", "2")) == 0
+    victim = sorted((tmp_path / "out" / ".trials").rglob("*.trial"))[0]
+    victim.unlink()
+    if damage == "folder":
+        victim.mkdir()
+    else:
+        victim.write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n{}")
+    before = (tmp_path / "out" / "sweep.csv").read_text()
+    assert cli.main(_sweep_args(tmp_path, "--trials", "2")) == 0
+    assert victim.is_file() and list(victim.parent.glob("*.corrupt"))
+    strip = lambda t: [ln.split(",")[:8] for ln in t.splitlines()]   # noqa: E731 (no timings)
+    assert strip((tmp_path / "out" / "sweep.csv").read_text()) == strip(before)
+
+
+def test_bench_prints_the_goal_it_checks():
+    """Issue 33.11: a goal of 1.05 printed as "1.1" next to a ratio of 1.09 "SLOWER THAN GOAL"."""
+    from pairlab.bench import BenchCase, goal_text
+
+    case = BenchCase("x", lambda: None, None, "-", 1, 1, 1, 0, goal=1.05)
+    assert goal_text(case) == "1.05"
+    assert goal_text(BenchCase("y", lambda: None, None, "-", 1, 1, 1, 0, goal_seconds=0.5)) == "<0.5s"
+
+
+def test_sweep_progress_into_a_log_file_is_plain_lines(tmp_path):
+    """Issue 33.11: carriage-return frames landed in log files when stderr was not a terminal."""
+    log = tmp_path / "log.txt"
+    with open(log, "w") as err:
+        done = subprocess.run([sys.executable, "-m", "pairlab", *_sweep_args(tmp_path, "--trials", "5")],
+                              stdout=subprocess.DEVNULL, stderr=err, timeout=120)
+    assert done.returncode == 0
+    text = log.read_text()
+    assert "\r" not in text and "5/5 trials" in text
+
+
+def test_progress_on_a_terminal_redraws_one_line():
+    import io
+
+    from pairlab.sweep.engine import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    out = Tty()
+    bar = Progress(2, 0, out)
+    bar.advance()
+    bar.advance()
+    assert out.getvalue().count("\r") >= 2 and out.getvalue().endswith("\n")

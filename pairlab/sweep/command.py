@@ -87,11 +87,16 @@ def report(folder: str | os.PathLike[str], draw: Draw | None) -> tuple[dict[str,
                                 "`pairlab sweep`); give the folder of one sweep")
     doc = docs[0]
     metrics = doc["spec"]["metrics"]
+    table = folder / str(doc.get("table", ""))
     try:
-        rows = read_table((folder / doc["table"]).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read the sweep table: {exc}") from None
-    summary = summarize(rows, metrics)
+        rows = read_table(table.read_text(encoding="utf-8"))
+        if isinstance(doc.get("trials"), int) and len(rows) != doc["trials"]:
+            raise ValueError(f"{len(rows)} rows where {doc['name']}.json counts {doc['trials']} "
+                             "trials: the table is truncated or was edited")
+        summary = summarize(rows, metrics)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise InvalidInputError(f"cannot read the sweep table {str(table)!r} ({exc}); run the "
+                                "sweep again to rewrite it") from None
     atomic_write_text(folder / doc["summary"], write_csv(summary, summary_columns(metrics)))
     files = draw(doc, summary, folder) if draw is not None else []
     return doc, files

@@ -231,6 +231,10 @@ class ProcessExecutor(Executor):
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
+#: the address schemes Dask distributed's clients speak
+DASK_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
+
+
 class DaskExecutor(Executor):
     """A Dask distributed cluster: ``tcp://HOST:PORT`` of a running ``dask scheduler``, or
     ``local`` for a LocalCluster of ``jobs`` single-threaded worker processes on loopback."""
@@ -243,6 +247,16 @@ class DaskExecutor(Executor):
         except ImportError:
             raise InvalidInputError(
                 '--scheduler needs Dask distributed: pip install "pairlab[distributed]"') from None
+        scheme, sep, rest = scheduler.partition("://")
+        if sep:
+            usable = scheme in DASK_SCHEMES and bool(rest)
+        else:                                             # HOST:PORT means tcp://HOST:PORT
+            usable = scheduler == "local" or ":" in scheduler
+        if not usable:
+            raise InvalidInputError(
+                f"--scheduler {scheduler!r}: give 'local' or the address of a running `dask "
+                f"scheduler`, SCHEME://HOST:PORT with SCHEME one of {', '.join(DASK_SCHEMES)} "
+                "(e.g. tcp://10.0.0.5:8786)")
         self.scheduler, self.jobs = scheduler, jobs
         self.name = "dask LocalCluster" if scheduler == "local" else f"dask {scheduler}"
         self.workers = (jobs or os.cpu_count() or 1) if scheduler == "local" else 0

@@ -259,6 +259,8 @@ def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
         raise SpecError(f"cannot read the sweep file {str(path)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{str(path)!r} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{str(path)!r} is not UTF-8 text (TOML files are): {exc}") from None
     data.setdefault("name", path.stem)
     return parse_spec(data)
 
