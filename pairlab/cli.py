@@ -299,6 +299,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PairlabError as exc:
         print(f"pairlab: error: {exc}", file=sys.stderr)
         return 1
+    except MemoryError as exc:  # a size no check foresaw: say so in one line, not a traceback
+        print(f"pairlab: error: not enough memory ({exc or 'MemoryError'}); lower the sizes "
+              "(n_samples, n_features, n_components, link counts).", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:  # Ctrl-C: no traceback (a sweep says itself what it kept)
         print("pairlab: interrupted", file=sys.stderr)
         return 130

@@ -220,3 +220,30 @@ def test_progress_on_a_terminal_redraws_one_line():
     bar.advance()
     bar.advance()
     assert out.getvalue().count("\r") >= 2 and out.getvalue().endswith("\n")
+
+
+@pytest.mark.parametrize("name", ["gmpr", "gmpr-mixture"])
+def test_gmpr_refuses_more_classes_than_points_before_allocating(name):
+    """Issue 33.7: n_components=10**9 on 40 points took 14 GiB and ended in MemoryError."""
+    import numpy as np
+
+    from pairlab import InvalidInputError, make_estimator
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    with pytest.raises(InvalidInputError, match="n_components=1000000000 exceeds the number of points"):
+        make_estimator(name, n_components=10**9, random_state=0).fit(X)
+
+
+def test_cli_sizes_beyond_memory_are_one_line_errors():
+    """Issue 33.7: `--data n_samples=10**12` printed a MemoryError traceback; sizes no check
+    foresees end in one line too (limited to 3 GB of address space here)."""
+    done = _pairlab("run", "gmm", "--dataset", "two-moons", "--data", "n_samples=1000000000000")
+    assert done.returncode == 1 and "n_samples' must be <= 100000000" in done.stderr
+    _no_traceback(done)
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30)); "
+            "from pairlab.cli import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", code, "run", "gmm", "--dataset", "gaussian-blobs",
+                           "--data", "n_samples=100000000", "--data", "n_features=100"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "not enough memory" in done.stderr
+    _no_traceback(done)
