@@ -243,7 +243,7 @@ def test_cli_sizes_beyond_memory_are_one_line_errors():
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30)); "
             "from pairlab.cli import main; sys.exit(main(sys.argv[1:]))")
     done = subprocess.run([sys.executable, "-c", code, "run", "gmm", "--dataset", "gaussian-blobs",
-                           "--data", "n_samples=100000000", "--data", "n_features=100"],
+                           "--data", "n_samples=1000", "--data", "n_features=100000000"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "not enough memory" in done.stderr
     _no_traceback(done)
