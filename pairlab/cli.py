@@ -70,6 +70,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for msg in broken:
         print(f"pairlab: warning: {msg}", file=sys.stderr)
     if args.json:
+        data["failed_plugins"] = [{"name": p.name, "error": p.error} for p in reg.failures]
+        data["clashes"] = list(reg.clashes)
         print(dumps(data))
         return 0
     for kind in kinds:
