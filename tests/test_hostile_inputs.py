@@ -247,3 +247,16 @@ def test_cli_sizes_beyond_memory_are_one_line_errors():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "not enough memory" in done.stderr
     _no_traceback(done)
+
+
+def test_run_accepts_registered_names_as_the_readme_shows():
+    """Issue 33.10: pairlab.Run("gmpr", "two-moons") failed with AttributeError on a str."""
+    import numpy as np
+
+    import pairlab
+
+    run = pairlab.Run("gmpr", "two-moons")
+    same = pairlab.Run("gmpr", pairlab.get_registry().dataset("two-moons").make(0))
+    np.testing.assert_array_equal(run.run().labels, same.run().labels)
+    with pytest.raises(pairlab.InvalidInputError, match="pairlab.Dataset"):
+        pairlab.Run("gmpr", np.zeros((5, 2)))
