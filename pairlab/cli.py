@@ -124,6 +124,16 @@ def _load_constraints(args: argparse.Namespace, dataset):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if not args.json:
+        return _run(args, sys.stdout)
+    import contextlib
+
+    out = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):  # a plugin's print() must not corrupt the JSON
+        return _run(args, out)
+
+
+def _run(args: argparse.Namespace, out: Any) -> int:
     from .errors import PluginWarning
     from .params import parse_assignments
     from .run import Run, describe_violations
@@ -170,7 +180,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.labels:
         result["labels"] = state.labels.tolist()
     if args.json:
-        print(dumps(result))
+        print(dumps(result), file=out)
         return 0
     print(f"{algo.title} on {dataset.name} (n={dataset.n_samples}, d={dataset.n_features}), "
           f"{constraints.n_must_link} must-links, {constraints.n_cannot_link} cannot-links, "

@@ -260,3 +260,40 @@ def test_run_accepts_registered_names_as_the_readme_shows():
     np.testing.assert_array_equal(run.run().labels, same.run().labels)
     with pytest.raises(pairlab.InvalidInputError, match="pairlab.Dataset"):
         pairlab.Run("gmpr", np.zeros((5, 2)))
+
+
+CHATTY = """
+import numpy as np
+from pairlab import Algorithm, Param, State, hookimpl
+
+class Chatty(Algorithm):
+    name = "chatty"
+    title = "Prints while it runs"
+    params = (Param("max_iter", int, 2, "steps", low=1),)
+
+    def initialize(self):
+        print("chatty: initialize")
+        return State(0, np.zeros(self.dataset.n_samples, dtype=int))
+
+    def step(self, state):
+        print("chatty: step")
+        return State(state.iteration + 1, state.labels)
+
+@hookimpl
+def pairlab_algorithms():
+    return [Chatty]
+"""
+
+
+def test_a_plugin_that_prints_cannot_corrupt_run_json(tmp_path):
+    """Issue 33.10: a plugin's print() during `pairlab run --json` corrupted the JSON."""
+    import json
+
+    from tests.helpers import make_site_plugin, run_cli
+
+    site = make_site_plugin(tmp_path, "pairlab-chatty", "pairlab_chatty", CHATTY)
+    done = run_cli("run", "chatty", "--dataset", "two-moons", "--json", extra_path=site,
+                   external=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["algorithm"] == "chatty"
+    assert "chatty: step" in done.stderr
