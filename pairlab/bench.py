@@ -248,6 +248,14 @@ def machine_info() -> dict[str, Any]:
     }
 
 
+def goal_text(case: BenchCase) -> str:
+    """The goal as the table prints it, every digit kept (``1.05``, not ``1.1``: a ratio of 1.09
+    must not look within a goal it misses)."""
+    if case.goal_seconds is not None:
+        return f"<{case.goal_seconds:g}s"
+    return "-" if case.goal is None else f"{case.goal:g}"
+
+
 def _fmt_s(value: float | None) -> str:
     if value is None:
         return "-"
@@ -298,8 +306,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{case.name:<38} ERROR {entry['error']}")
             continue
         ratio = "-" if entry["ratio"] is None else f"{entry['ratio']:7.2f}"
-        goal = ("-" if case.goal is None else f"{case.goal:6.1f}") if case.goal_seconds is None \
-            else f"<{case.goal_seconds:g}s"
+        goal = goal_text(case)
         flag = "" if entry["met"] is None else ("  ok" if entry["met"] else "  SLOWER THAN GOAL")
         print(f"{case.name:<38} {case.n:>7} {case.links:>7} {_fmt_s(entry['median_seconds']):>12} "
               f"{_fmt_s(entry['reference_seconds']):>12} {ratio:>7} {goal:>6}  "

@@ -70,6 +70,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for msg in broken:
         print(f"pairlab: warning: {msg}", file=sys.stderr)
     if args.json:
+        data["failed_plugins"] = [{"name": p.name, "error": p.error} for p in reg.failures]
+        data["clashes"] = list(reg.clashes)
         print(dumps(data))
         return 0
     for kind in kinds:
@@ -122,6 +124,16 @@ def _load_constraints(args: argparse.Namespace, dataset):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if not args.json:
+        return _run(args, sys.stdout)
+    import contextlib
+
+    out = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):  # a plugin's print() must not corrupt the JSON
+        return _run(args, out)
+
+
+def _run(args: argparse.Namespace, out: Any) -> int:
     from .errors import PluginWarning
     from .params import parse_assignments
     from .run import Run, describe_violations
@@ -168,7 +180,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.labels:
         result["labels"] = state.labels.tolist()
     if args.json:
-        print(dumps(result))
+        print(dumps(result), file=out)
         return 0
     print(f"{algo.title} on {dataset.name} (n={dataset.n_samples}, d={dataset.n_features}), "
           f"{constraints.n_must_link} must-links, {constraints.n_cannot_link} cannot-links, "
@@ -298,6 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except PairlabError as exc:
         print(f"pairlab: error: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError as exc:  # a size no check foresaw: say so in one line, not a traceback
+        print(f"pairlab: error: not enough memory ({exc or 'MemoryError'}); lower the sizes "
+              "(n_samples, n_features, n_components, link counts).", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl-C: no traceback (a sweep says itself what it kept)
         print("pairlab: interrupted", file=sys.stderr)

@@ -60,6 +60,30 @@ def _not_fitted_error() -> type[NotFittedError]:
 _SK_NOT_FITTED: type[NotFittedError] | None = None
 
 
+_SPLITTERS = ("sklearn.model_selection._validation", "sklearn.model_selection._search")
+
+
+def _refuse_links_in_cv_folds() -> None:
+    """Refuse links inside scikit-learn's cross-validation, whose folds slice X but not the links."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__") in _SPLITTERS and frame.f_code.co_name == "_fit_and_score":
+            raise InvalidInputError(
+                "must_link/cannot_link cannot go through scikit-learn's cross-validation "
+                "(GridSearchCV, cross_val_score, ...): each fold fits on a subset of X's rows while "
+                "the links index the full data, so they would join the wrong points. Use `pairlab "
+                "sweep` for searches with links, or loop over the splits yourself and give each "
+                "fold the links between its rows, renumbered.")
+        frame = frame.f_back
+
+
+def _any_pairs(pairs: Any) -> bool:
+    try:
+        return pairs is not None and np.size(pairs) > 0
+    except ValueError:                                   # ragged: Constraints says what is wrong
+        return True
+
+
 def _seed(random_state: Any) -> int | None:
     """The integer seed behind ``random_state`` (None, a non-negative int or a numpy generator)."""
     if random_state is None:
@@ -219,6 +243,8 @@ class PairwiseClustering:
 
         ``y`` is ignored (present for scikit-learn pipelines); constraints carry the supervision.
         """
+        if constraints is not None or _any_pairs(must_link) or _any_pairs(cannot_link):
+            _refuse_links_in_cv_folds()
         names = _feature_names(X)
         X = as_data_matrix(X)
         if constraints is not None and (must_link is not None or cannot_link is not None):

@@ -31,7 +31,7 @@ from .atomic import atomic_write_text
 from .errors import InvalidInputError
 from .extras import GUI_INSTALL, missing_gui
 from .reproduction import Reproduction, ReproductionError, jsonable
-from .sweep.engine import run_tasks
+from .sweep.engine import STDERR, run_tasks
 from .sweep.executors import Task, make_executor
 from .sweep.fingerprint import code_fingerprint
 from .sweep.grid import SweepSpec, content_key, trial_seed, versions_of
@@ -68,7 +68,7 @@ def reproduce(
     jobs: int | None = None,
     options: dict[str, Any] | None = None,
     render: bool = True,
-    progress: Any = sys.stderr,
+    progress: Any = STDERR,
     argv: Sequence[str] | None = None,
     scheduler: str | None = None,
     fresh: bool = False,
@@ -148,7 +148,7 @@ def reproduce_all(
     args: argparse.Namespace,
     *,
     names: Sequence[str] | None = None,
-    progress: Any = sys.stderr,
+    progress: Any = STDERR,
 ) -> list[Any]:
     """Run every registered recipe (or ``names``) into ``OUT/NAME`` and write the index page.
 

@@ -80,22 +80,32 @@ class Run:
 
     Listeners registered with :meth:`subscribe` are called as ``listener(event, run)`` with
     ``event`` one of ``"state"`` (the cursor moved), ``"converged"`` and ``"reset"``.
+    ``algorithm`` and ``dataset`` may be registered names (the data set with its defaults, drawn
+    with ``seed``).
     """
 
     def __init__(
         self,
         algorithm: str | type[Algorithm],
-        dataset: Dataset,
+        dataset: Dataset | str,
         constraints: Constraints | None = None,
         params: Mapping[str, Any] | None = None,
         seed: int | None = 0,
         *,
         registry: Any = None,
     ) -> None:
-        if isinstance(algorithm, str):
+        if isinstance(algorithm, str) or isinstance(dataset, str):
             from .registry import get_registry
 
-            algorithm = (registry or get_registry()).algorithm(algorithm)
+            registry = registry or get_registry()
+        if isinstance(algorithm, str):
+            algorithm = registry.algorithm(algorithm)
+        if isinstance(dataset, str):  # a registered data set's name: its defaults, drawn with seed
+            dataset = registry.dataset(dataset).make(seed)
+        if not hasattr(dataset, "n_samples"):
+            raise InvalidInputError(
+                f"Run's dataset must be a pairlab.Dataset or a registered data set's name, got "
+                f"{type(dataset).__name__}; wrap an array with pairlab.Dataset(X).")
         self.algorithm_class = algorithm
         self.dataset = dataset
         self.constraints = constraints if constraints is not None else Constraints.empty(

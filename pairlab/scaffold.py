@@ -260,12 +260,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     n = plugin_names(args.name)
-    root = write_plugin(args.name, args.dir)
     from .registry import get_registry
 
-    if n.algorithm in get_registry().names("algorithms"):
-        print(f"note: an algorithm named {n.algorithm!r} is already registered; rename yours "
-              "before installing, or pairlab will report a clash and ignore it.")
+    if n.algorithm in get_registry().names("algorithms"):  # checked before writing anything
+        raise InvalidInputError(
+            f"an algorithm named {n.algorithm!r} is already registered (`pairlab list`); an "
+            f"installed plugin of that name would clash and be ignored. Choose another NAME, "
+            f"e.g. my-{n.algorithm}.")
+    root = write_plugin(args.name, args.dir)
     print(f"wrote {root}/ (distribution {n.distribution}, module {n.module}, algorithm {n.algorithm})")
     print("next:")
     print(f"  pip install -e '{root}[test]'")

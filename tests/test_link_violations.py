@@ -94,3 +94,25 @@ def test_pairlab_run_prints_violated_links(tmp_path, capsys):
     result = json.loads(capsys.readouterr().out)
     assert result["violated_links"] == {"must_link": 0, "cannot_link": 1}
     assert result["violated_certain_links"]["cannot_link"] == [[0, 19]]
+
+
+def test_ssap_g_broken_cannot_links_are_reported():
+    """Issue 33.1: ssap-g called its links hard yet broke 3 cannot-links without a warning."""
+    from sklearn.datasets import make_moons
+
+    X = make_moons(40, random_state=0)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.warns(LinkViolationWarning, match="ssap-g .* 3 cannot-links"):
+            est = make_estimator("ssap-g", random_state=0).fit(
+                X, cannot_link=[[0, 1], [1, 2], [0, 2]])
+    assert est.n_violated_links_ == 3
+
+
+def test_ssap_g_cannot_links_inside_a_group_are_not_certain():
+    from pairlab import Dataset, Run
+
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    c = Constraints([[0, 1], [1, 2]], [[0, 2], [2, 3]], n_samples=12)
+    ml, cl = Run("ssap-g", Dataset(X), c, {}).algorithm.certain_links()
+    assert ml.tolist() == [True, True] and cl.tolist() == [False, True]

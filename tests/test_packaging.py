@@ -66,7 +66,8 @@ HEADLESS = textwrap.dedent("""
     out = sys.argv[1]
     assert main(["run", "gmpr", "--dataset", "two-moons", "--must-link", "5", "--json"]) == 0
     assert main(["reproduce", "fig3", "--trials", "1", "--jobs", "1", "--out", out]) == 0
-    assert main(["sweep", "--algorithm", "gmm", "--dataset", "two-moons", "--budget", "5",
+    assert main(["sweep", "--algorithm", "gmm", "--dataset", "two-moons", "--generator", "random",
+                 "--budget", "5",
                  "--jobs", "1", "--out", out + "/sweep"]) == 0
     code = main(["gui"])
     loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph", "PIL"))

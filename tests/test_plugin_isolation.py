@@ -107,6 +107,15 @@ def test_list_json_stays_valid_and_isolates_bad_descriptions(hostile_registry, c
     assert plugins["hostile_base"]["error"] and plugins["hostile_prints"]["error"] is None
 
 
+def test_list_json_reports_failed_plugins_and_clashes(hostile_registry, capsys):
+    """Issue 33.10: `pairlab list --json` reported neither failed plugins nor name clashes."""
+    assert main(["list", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    failed = {p["name"]: p["error"] for p in data["failed_plugins"]}
+    assert "Boom: not an Exception" in failed["hostile_base"]
+    assert data["clashes"] == hostile_registry.clashes
+
+
 def test_failing_metrics_are_reported_and_the_run_goes_on(hostile_registry, capsys):
     assert main(["run", "gmm", "--dataset", "two-moons", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)

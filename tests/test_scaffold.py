@@ -72,9 +72,11 @@ def test_refuses_to_overwrite_and_rejects_bad_names(scaffolded, capsys):
     assert "must be lower-case letters" in capsys.readouterr().err
 
 
-def test_warns_when_the_name_is_taken(tmp_path, capsys):
-    assert main(["new-plugin", "gmm", "--dir", str(tmp_path)]) == 0
-    assert "already registered" in capsys.readouterr().out
+def test_refuses_a_name_that_is_taken(tmp_path, capsys):
+    """Issue 33.10: `pairlab new-plugin gmpr` wrote a plugin that clashes with the built-in."""
+    assert main(["new-plugin", "gmm", "--dir", str(tmp_path)]) == 1
+    assert "already registered" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_generated_algorithm_passes_the_conformance_check(scaffolded):

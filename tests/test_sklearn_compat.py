@@ -185,3 +185,21 @@ def test_global_seterr_raise_breaks_nothing(name):
     finally:
         np.seterr(**old)
     assert est.labels_.shape == (24,)
+
+
+@pytest.mark.parametrize("search", ["grid", "cross_val_score"])
+def test_links_through_cross_validation_are_refused(search):
+    """Issue 33.2: each fold applied the full data's link indices to its own rows, silently."""
+    from sklearn.model_selection import cross_val_score
+
+    X, y = _blobs()
+    est = make_estimator("gmpr", random_state=0)
+    with pytest.raises(InvalidInputError, match="cross-validation.*pairlab .?sweep"):
+        if search == "grid":
+            GridSearchCV(est, {"n_components": [2, 3]}, scoring="adjusted_rand_score", cv=3,
+                         error_score="raise").fit(X, y, **LINKS)
+        else:
+            cross_val_score(est, X, y, cv=3, scoring="adjusted_rand_score", error_score="raise",
+                            params=dict(LINKS))
+    GridSearchCV(est, {"n_components": [2, 3]}, scoring="adjusted_rand_score", cv=3,
+                 error_score="raise").fit(X, y, must_link=[])       # no links: searches work

@@ -326,3 +326,44 @@ def test_a_plugin_metric_that_raises_leaves_its_column_empty_and_the_row_stands(
     assert float(rows[0]["purity"]) > 0
     assert rows[0]["broken-metric"] == ""
     assert "broken-metric" in rows[0]["warnings"] and "metric bug" in rows[0]["warnings"]
+def _live_group(pgid):
+    """Pids of the live (not zombie) processes in process group ``pgid`` (Linux /proc)."""
+    pids = []
+    for d in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.getpgid(int(d)) == pgid and open(f"/proc/{d}/stat").read().split()[2] != "Z":
+                pids.append(int(d))
+        except (OSError, IndexError):
+            pass
+    return pids
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_killed_two_worker_sweep_leaves_no_process_behind(tmp_path, sig):
+    """Issue 33.6: the fork server, the resource tracker and both workers outlived kill -9 for a
+    minute or more and kept stdout open, so `pairlab sweep ... | cat` never ended."""
+    spec = dict(SPEC, trials=200, algorithms=[{"name": "gmpr", "params": {"n_components": 2}}],
+                datasets=[{"name": "two-moons", "params": {"n_samples": 300}}],
+                links={"generator": "random", "budget": [0, 40]})
+    toml = tmp_path / "orphans.toml"
+    toml.write_text(_toml(spec))
+    proc = subprocess.Popen([sys.executable, "-m", "pairlab", "sweep", str(toml), "--out",
+                             str(tmp_path / "out"), "--jobs", "2", "--no-render"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list(tmp_path.glob("out/.trials/*/*.trial")):
+        time.sleep(0.05)
+    assert len(_live_group(proc.pid)) >= 4      # the sweep, the fork server, two workers
+    proc.send_signal(sig)
+    proc.wait()
+    deadline = time.monotonic() + 15
+    while _live_group(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = _live_group(proc.pid)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
+    proc.stdout.read()                          # EOF: no process holds the pipe open
+    proc.stdout.close()

@@ -152,6 +152,15 @@ def run(args: argparse.Namespace) -> int:
         _screenshot_path(args.screenshot)
     if args.play is not None and args.play < 0:
         raise InvalidInputError("--play expects a number of iterations >= 0")
+    for flag, value in (("--must-link", args.must_link), ("--cannot-link", args.cannot_link)):
+        if value is not None and value < 0:
+            raise InvalidInputError(f"{flag} expects a number of links >= 0, got {value}")
+    if not headless and "PySide6.QtWidgets" not in sys.modules:   # no app in this process yet
+        from .display import display_problem
+
+        problem = display_problem()
+        if problem:
+            raise InvalidInputError(problem)
     lab, iteration = configure_lab(args)
     from PySide6 import QtCore, QtWidgets
 

@@ -41,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="DIR",
                         help="redraw the summary and figures of the sweep in DIR from its table")
     parser.add_argument("--no-render", action="store_true", help="tables and JSON only, no figures")
+    parser.add_argument("--allow-failures", action="store_true",
+                        help="exit 0 even when trials failed (default: exit 1)")
     parser.add_argument("--dry-run", action="store_true",
                         help="check the spec and print the cells and trials, run nothing")
     g = parser.add_argument_group("a sweep from flags (instead of SPEC.toml)")
@@ -85,11 +87,16 @@ def report(folder: str | os.PathLike[str], draw: Draw | None) -> tuple[dict[str,
                                 "`pairlab sweep`); give the folder of one sweep")
     doc = docs[0]
     metrics = doc["spec"]["metrics"]
+    table = folder / str(doc.get("table", ""))
     try:
-        rows = read_table((folder / doc["table"]).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read the sweep table: {exc}") from None
-    summary = summarize(rows, metrics)
+        rows = read_table(table.read_text(encoding="utf-8"))
+        if isinstance(doc.get("trials"), int) and len(rows) != doc["trials"]:
+            raise ValueError(f"{len(rows)} rows where {doc['name']}.json counts {doc['trials']} "
+                             "trials: the table is truncated or was edited")
+        summary = summarize(rows, metrics)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise InvalidInputError(f"cannot read the sweep table {str(table)!r} ({exc}); run the "
+                                "sweep again to rewrite it") from None
     atomic_write_text(folder / doc["summary"], write_csv(summary, summary_columns(metrics)))
     files = draw(doc, summary, folder) if draw is not None else []
     return doc, files
@@ -144,5 +151,10 @@ def run(args: argparse.Namespace, draw: Draw | None = None) -> int:
           + f" -> {result.table}")
     if files:
         print(f"  figures: {', '.join(p.name for p in files)}")
+    if failures and not args.allow_failures:
+        first = next(r["error"] for r in result.rows if r["error"])
+        print(f"pairlab: error: {failures} of {len(result.rows)} trials failed (first: {first}); "
+              "see the error column, or pass --allow-failures to accept them", file=sys.stderr)
+        return 1
     return 0
 

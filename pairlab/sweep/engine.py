@@ -19,7 +19,24 @@ from ..errors import PairlabError
 from .executors import Executor, SerialExecutor, Task
 from .store import TrialStore
 
-__all__ = ["EngineResult", "Interrupted", "Progress", "run_tasks"]
+__all__ = ["STDERR", "EngineResult", "Interrupted", "Progress", "run_tasks"]
+
+
+class _CurrentStderr:
+    """Writes to whatever ``sys.stderr`` is at the time (a default bound at import would keep
+    a stream that was replaced and closed since, as pytest's capture does)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(sys.stderr, "isatty", lambda: False)())
+
+
+STDERR: TextIO = _CurrentStderr()  # type: ignore[assignment]
 
 
 class Interrupted(PairlabError):
@@ -42,10 +59,20 @@ class EngineResult:
 
 
 class Progress:
-    """``[#####.....] 12/40 trials, 3 stored, 4.1 s, ETA 10 s`` on one line of ``stream``."""
+    """``[#####.....] 12/40 trials, 3 stored, 4.1 s, ETA 10 s`` on one line of ``stream``.
 
-    def __init__(self, total: int, stored: int, stream: TextIO | None, width: int = 30) -> None:
+    On a terminal the line is redrawn (carriage return) at most 5 times a second; into a file or
+    a pipe it is written as plain lines, at the start, every ``every`` seconds and at the end.
+    """
+
+    def __init__(self, total: int, stored: int, stream: TextIO | None, width: int = 30,
+                 every: float = 10.0) -> None:
         self.total, self.stored, self.stream, self.width = total, stored, stream, width
+        try:
+            self.tty = bool(stream is not None and stream.isatty())
+        except (AttributeError, ValueError):
+            self.tty = False
+        self.interval = 0.2 if self.tty else every
         self.done = stored
         self.start = time.perf_counter()
         self._last = 0.0
@@ -62,7 +89,7 @@ class Progress:
         if self.stream is None:
             return
         now = time.perf_counter()
-        if not force and now - self._last < 0.2:
+        if not force and now - self._last < self.interval:
             return
         self._last = now
         filled = int(self.width * self.done / max(self.total, 1))
@@ -73,20 +100,22 @@ class Progress:
             rate = (now - self._first) / (ran - 1)
             eta = f", ETA {rate * (self.total - self.done):.0f} s"
         stored = f", {self.stored} stored" if self.stored else ""
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total}"
-                          f" trials{stored}, {elapsed:.1f} s{eta}  ")
-        if self.done == self.total:
-            self.stream.write("\n")
+        line = (f"[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total}"
+                f" trials{stored}, {elapsed:.1f} s{eta}")
+        if not self.tty:
+            self.stream.write(line + "\n")
+        else:
+            self.stream.write(f"\r{line}  " + ("\n" if self.done == self.total else ""))
         self.stream.flush()
 
     def close(self) -> None:
-        if self.stream is not None and self.done != self.total:
+        if self.stream is not None and self.tty and self.done != self.total:
             self.stream.write("\n")
             self.stream.flush()
 
 
 def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | None = None, *,
-              fresh: bool = False, progress: TextIO | None = sys.stderr) -> EngineResult:
+              fresh: bool = False, progress: TextIO | None = STDERR) -> EngineResult:
     """Run the tasks whose results are not in ``store`` on ``executor`` and store each result.
 
     ``fresh`` ignores stored results (and overwrites them). A task that raises, or whose worker

@@ -125,7 +125,48 @@ class SerialExecutor(Executor):
                 yield i, execute(task.fn, task.args, worker=False)
 
 
-def _init_worker() -> None:
+def _exit_when_gone(pid: int) -> None:
+    """Watchdog thread body: end this worker as soon as process ``pid`` (the sweep) has ended.
+
+    A pidfd becomes readable when the process terminates, zombie included (Linux >= 5.3);
+    elsewhere the pid is polled twice a second.
+    """
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        import select
+
+        select.select([fd], [], [])
+    else:
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            except PermissionError:
+                pass
+            time.sleep(0.5)
+    os._exit(1)
+
+
+def watch_parent(pid: int) -> None:
+    """Make this worker process exit when ``pid`` dies (kill -9, SIGTERM), not linger for minutes.
+
+    Workers are children of the fork server, not of the sweep, so ``os.getppid`` cannot tell.
+    """
+    import threading
+
+    if pid == os.getpid():
+        return
+    threading.Thread(target=_exit_when_gone, args=(pid,), daemon=True,
+                     name="pairlab-parent-watchdog").start()
+
+
+def _init_worker(parent: int | None = None) -> None:
+    if parent is not None:
+        watch_parent(parent)
     single_blas_thread_for_this_process()
     from ..registry import get_registry
 
@@ -138,33 +179,49 @@ class ProcessExecutor(Executor):
     name = "local processes"
 
     def __init__(self, jobs: int) -> None:
+        self.workers = jobs
+        self._futures: list[Any] = []
+        self._pool = self._make_pool()
+
+    def _make_pool(self) -> Any:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
 
-        self.workers = jobs
         ctx = mp.get_context("forkserver" if sys.platform != "win32" else "spawn")
         if sys.platform != "win32":  # workers fork from a server that has imported the engine once
             ctx.set_forkserver_preload(["pairlab.sweep.preload"])
-        self._pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_init_worker)
-        self._futures: list[Any] = []
+        return ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                   initializer=_init_worker, initargs=(os.getpid(),))
+
+    #: rounds of work after the first whose pool a dead worker broke (as Dask retries them)
+    RETRIES = 2
 
     def run(self, tasks: Sequence[Task]) -> Outcomes:
         from concurrent.futures import as_completed
+        from concurrent.futures.process import BrokenProcessPool
 
-        index = {}
-        for i, task in enumerate(tasks):
-            fut = self._pool.submit(execute, task.fn, task.args)
-            index[fut] = i
-        self._futures = list(index)
-        for fut in as_completed(index):
-            if fut.cancelled():
-                continue
-            exc = fut.exception()
-            if exc is not None:  # the task could not be sent or its result not returned
-                yield index[fut], {"ok": False, "value": None, "seconds": 0.0,
-                                   "error": f"{type(exc).__name__}: {exc}"}
-            else:
-                yield index[fut], fut.result()
+        pending = list(range(len(tasks)))
+        for attempt in range(self.RETRIES + 1):
+            if attempt:  # a worker died (killed, out of memory): a new pool runs what was lost
+                self._pool.shutdown(wait=True, cancel_futures=True)
+                self._pool = self._make_pool()
+            index = {self._pool.submit(execute, tasks[i].fn, tasks[i].args): i for i in pending}
+            self._futures = list(index)
+            lost = []
+            for fut in as_completed(index):
+                if fut.cancelled():
+                    continue
+                exc = fut.exception()
+                if isinstance(exc, BrokenProcessPool) and attempt < self.RETRIES:
+                    lost.append(index[fut])
+                elif exc is not None:  # the task could not be sent or its result not returned
+                    yield index[fut], {"ok": False, "value": None, "seconds": 0.0,
+                                       "error": f"{type(exc).__name__}: {exc}"}
+                else:
+                    yield index[fut], fut.result()
+            if not lost:
+                return
+            pending = sorted(lost)
 
     def cancel(self) -> None:
         for fut in self._futures:
@@ -172,6 +229,10 @@ class ProcessExecutor(Executor):
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+#: the address schemes Dask distributed's clients speak
+DASK_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
 
 
 class DaskExecutor(Executor):
@@ -186,6 +247,16 @@ class DaskExecutor(Executor):
         except ImportError:
             raise InvalidInputError(
                 '--scheduler needs Dask distributed: pip install "pairlab[distributed]"') from None
+        scheme, sep, rest = scheduler.partition("://")
+        if sep:
+            usable = scheme in DASK_SCHEMES and bool(rest)
+        else:                                             # HOST:PORT means tcp://HOST:PORT
+            usable = scheduler == "local" or ":" in scheduler
+        if not usable:
+            raise InvalidInputError(
+                f"--scheduler {scheduler!r}: give 'local' or the address of a running `dask "
+                f"scheduler`, SCHEME://HOST:PORT with SCHEME one of {', '.join(DASK_SCHEMES)} "
+                "(e.g. tcp://10.0.0.5:8786)")
         self.scheduler, self.jobs = scheduler, jobs
         self.name = "dask LocalCluster" if scheduler == "local" else f"dask {scheduler}"
         self.workers = (jobs or os.cpu_count() or 1) if scheduler == "local" else 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Any, TextIO
 
 from ..atomic import atomic_write_text
 from ..registry import get_registry
-from .engine import EngineResult, run_tasks
+from .engine import STDERR, EngineResult, run_tasks
 from .executors import Executor, Task
 from .fingerprint import code_fingerprint
 from .grid import Cell, SweepSpec, content_key
@@ -80,7 +79,7 @@ def sweep_tasks(spec: SweepSpec) -> tuple[list[Task], list[tuple[Cell, str, int,
 
 
 def run_sweep(spec: SweepSpec, out_dir: str | os.PathLike[str], executor: Executor | None = None, *,
-              fresh: bool = False, progress: TextIO | None = sys.stderr,
+              fresh: bool = False, progress: TextIO | None = STDERR,
               argv: Sequence[str] | None = None) -> SweepResult:
     """Run every trial of ``spec`` not yet stored in ``out_dir`` and write the tables."""
     start = time.perf_counter()

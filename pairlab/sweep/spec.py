@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 import os
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -61,6 +62,8 @@ from .grid import (
 
 __all__ = ["load_spec", "parse_spec", "spec_from_args"]
 
+#: the largest link count a budget may ask for (10^9 pairs are 16 GB as int64)
+MAX_BUDGET = 10**9
 TOP_KEYS = ("name", "seed", "trials", "metrics", "max_iter", "algorithms", "datasets", "links",
             "noise")
 
@@ -201,8 +204,10 @@ def parse_spec(data: Mapping[str, Any], *, registry: Any = None) -> SweepSpec:
         budgets = _as_list(links_data.get("budget", [0]))
         counts = [n for n in budget_params if gparams[n].type is int]
         for b in budgets:
-            if isinstance(b, bool) or not isinstance(b, int | float) or b < 0:
-                raise SpecError(f"links.budget: budgets are counts or fractions >= 0, got {b!r}")
+            if (isinstance(b, bool) or not isinstance(b, int | float) or not math.isfinite(b)
+                    or not 0 <= b <= MAX_BUDGET):
+                raise SpecError(f"links.budget: budgets are counts up to {MAX_BUDGET:,} or "
+                                f"fractions of all pairs in [0, 1), got {b!r}")
             if counts and b >= 1 and not float(b).is_integer():
                 raise SpecError(f"links.budget: {b!r} sets {counts[0]!r}, a count: give a whole "
                                 "number, or a fraction of all pairs below 1")
@@ -231,7 +236,18 @@ def parse_spec(data: Mapping[str, Any], *, registry: Any = None) -> SweepSpec:
         return value
 
     return SweepSpec(algorithms, datasets, links, noise, metrics, whole("trials", 1, 1),
-                     whole("seed", 0, 0), whole("max_iter", None, 1), str(data.get("name", "sweep")))
+                     whole("seed", 0, 0), whole("max_iter", None, 1),
+                     check_name(data.get("name", "sweep")))
+
+
+def check_name(name: Any) -> str:
+    """The sweep's name names its files in ``--out``: one plain file name, nothing that climbs out."""
+    bad = ("/", "\\", "\0", ":")
+    if (not isinstance(name, str) or not name.strip() or name.startswith(".") or len(name) > 100
+            or any(c in name for c in bad) or not name.isprintable()):
+        raise SpecError(f"name {name!r} is not a usable file name: give 1 to 100 printable "
+                        "characters, without / \\ : or a leading dot (e.g. name = \"moons\")")
+    return name
 
 
 def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
@@ -243,6 +259,8 @@ def load_spec(path: str | os.PathLike[str]) -> SweepSpec:
         raise SpecError(f"cannot read the sweep file {str(path)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"{str(path)!r} is not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{str(path)!r} is not UTF-8 text (TOML files are): {exc}") from None
     data.setdefault("name", path.stem)
     return parse_spec(data)
 
@@ -295,9 +313,10 @@ def spec_from_args(args: argparse.Namespace) -> SweepSpec:
         data["metrics"] = args.metric
     if args.max_iter is not None:
         data["max_iter"] = args.max_iter
-    if args.generator:
-        links: dict[str, Any] = {"generator": args.generator,
-                                 "params": _assign(args.gen or [], ["links"], "gen")["links"]}
+    if args.generator or args.budget or args.gen:       # no generator: parse_spec refuses
+        links: dict[str, Any] = {"params": _assign(args.gen or [], ["links"], "gen")["links"]}
+        if args.generator:
+            links["generator"] = args.generator
         if args.budget:
             links["budget"] = [_value(t) for t in args.budget.split(",")]
         data["links"] = links

@@ -48,11 +48,13 @@ class TrialStore:
             raw = path.read_bytes()
         except FileNotFoundError:
             return False, None
+        except OSError:  # a folder or an unreadable file under the trial's name
+            raw = b""
         try:
             value = _decode(raw, key)
-        except (ValueError, KeyError, TypeError, pickle.UnpicklingError, EOFError):
+        except (ValueError, KeyError, TypeError, pickle.UnpicklingError, EOFError, RecursionError):
             self.corrupt.append(key)
-            os.replace(path, path.with_suffix(".corrupt"))
+            _set_aside(path)
             return False, None
         return True, value
 
@@ -83,10 +85,22 @@ class TrialStore:
         return self.path(key).is_file()
 
 
+def _set_aside(path: Path) -> None:
+    """Rename a damaged trial to ``*.corrupt`` (``*.corrupt-N`` when that name is taken)."""
+    target = path.with_suffix(".corrupt")
+    n = 0
+    while target.exists() or target.is_symlink():
+        n += 1
+        target = path.with_suffix(f".corrupt-{n}")
+    os.replace(path, target)
+
+
 def _decode(raw: bytes, key: str) -> Any:
     head, sep, payload = raw.partition(b"\n")
     if not sep:
         raise ValueError("no header")
+    if head.count(b"[") + head.count(b"{") > 100:  # a sane header is one flat object
+        raise ValueError("header nested too deeply")
     header = json.loads(head)
     if header["key"] != key or header["length"] != len(payload):
         raise ValueError("header does not match")

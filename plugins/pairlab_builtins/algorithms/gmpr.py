@@ -76,6 +76,9 @@ class GMPR(MixtureAlgorithm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         k = self.params["n_components"]
+        if k > self.X.shape[0]:  # before the per-class arrays: 10**9 classes would fill memory
+            raise InvalidInputError(f"n_components={k} exceeds the number of points "
+                                    f"({self.X.shape[0]}); lower n_components.")
         self.per_class = self._components_per_class()
         self.class_of_component = np.repeat(np.arange(k), self.per_class)
         self.single = bool((self.per_class == 1).all())

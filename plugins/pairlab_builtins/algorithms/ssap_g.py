@@ -21,9 +21,11 @@ for the meta-points that are connected by the cannot-link constraints"). The mes
 affinity propagation, message for message.
 
 Choices (docs/algorithms/ssap_g.md): the reading above of a paper we could not consult directly;
-links are certain (confidences ignored); a cannot-link inside a must-link group cannot be honoured
-and is dropped (``extras["ignored_cannot_links"]``), as Arzeno & Vikalo observe; the infinite
-penalty is capped at 2 n (max s - min s) + 1 in the messages, as in ``scssap``.
+links are certain (confidences ignored) but max-sum on a loopy graph can still break a
+cannot-link, which is reported (``certain_links``, LinkViolationWarning); a cannot-link inside a
+must-link group cannot be honoured and is dropped (``extras["ignored_cannot_links"]``), as
+Arzeno & Vikalo observe; the infinite penalty is capped at 2 n (max s - min s) + 1 in the
+messages, as in ``scssap``.
 """
 
 from __future__ import annotations
@@ -74,6 +76,18 @@ class SSAPG(ChooserAlgorithm):
         S_rows[row, cols] = self.S[cols, cols]
         cl = c.chunklet_cannot_link
         return S_rows, row, row, cl if len(cl) else None
+
+    def certain_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every link is certain (its factor is -inf when broken) except the dropped conflicts.
+
+        Max-sum on the loopy graph of cannot-link factors is approximate, so a result can still
+        break a cannot-link; ``Run.violated_links`` and a LinkViolationWarning then say so.
+        """
+        c = self.constraints
+        if not self.uses_constraints:
+            return super().certain_links()
+        chunk = c.chunklet_index[c.cannot_link].reshape(-1, 2)
+        return np.ones(c.n_must_link, bool), chunk[:, 0] != chunk[:, 1]
 
     def extra_info(self, choice: np.ndarray) -> dict[str, Any]:
         cl = self.constraints.chunklet_cannot_link

@@ -15,6 +15,9 @@ import numpy as np
 from pairlab import Constraints, Dataset, DatasetSpec, Param, hookimpl
 from pairlab.errors import InvalidInputError
 
+#: the most points a synthetic data set generates (10^8 two-dimensional points are 1.6 GB)
+MAX_SAMPLES = 10**8
+
 
 def two_moons(params: dict, rng: np.random.Generator) -> Dataset:
     """Two interleaving half circles with Gaussian noise (GM-PR Fig. 8, section 4.3.1: data on a
@@ -138,7 +141,7 @@ DATASETS = [
     DatasetSpec(
         "two-moons", "Two moons", two_moons,
         (
-            Param("n_samples", int, 200, "number of points", low=2),
+            Param("n_samples", int, 200, "number of points", low=2, high=MAX_SAMPLES),
             Param("noise", float, 0.1, "standard deviation of the Gaussian noise", low=0.0),
         ),
         description="Two interleaving half circles (GM-PR Fig. 8).",
@@ -146,7 +149,7 @@ DATASETS = [
     DatasetSpec(
         "gaussian-blobs", "Gaussian blobs", gaussian_blobs,
         (
-            Param("n_samples", int, 300, "number of points", low=1),
+            Param("n_samples", int, 300, "number of points", low=1, high=MAX_SAMPLES),
             Param("n_centers", int, 3, "number of blobs", low=1),
             Param("n_features", int, 2, "dimension", low=1),
             Param("cluster_std", float, 1.0, "standard deviation within a blob", low=0.0),
