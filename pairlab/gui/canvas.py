@@ -529,6 +529,7 @@ class ObjectivePlot(pg.PlotWidget):
         self.skip_first = True
         self.label_cap = 11  # largest axis-label font (points)
         self._values: np.ndarray | None = None
+        self._x_end = 1
         self._label: tuple[str, int, int] | None = None
 
     def set_skip_first(self, on: bool) -> None:
@@ -536,11 +537,13 @@ class ObjectivePlot(pg.PlotWidget):
         if self._values is not None:
             self._fit(self._values)
 
-    def _fit(self, values: np.ndarray) -> None:
+    def _fit(self, values: np.ndarray, index: float = 0.0) -> None:
         """Set both ranges for the curve ``values`` (once per change of curve or zoom)."""
         plot = self.getPlotItem()
-        # iterations from 0 to the last stored one (at least 0..1, never "x0.001" around 0)
-        plot.setXRange(0, max(values.size - 1, 1), padding=0.03)
+        # iterations from 0 to the last stored one or the half-step being made after it (at
+        # least 0..1, never "x0.001" around 0)
+        self._x_end = max(values.size - 1, math.ceil(index), 1)
+        plot.setXRange(0, self._x_end, padding=0.03)
         first = 1 if self.skip_first and values.size >= 3 else 0
         shown = values[first:]
         shown = shown[np.isfinite(shown)]
@@ -550,7 +553,10 @@ class ObjectivePlot(pg.PlotWidget):
         pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.01, 1e-3)
         plot.setYRange(lo - pad, hi + pad, padding=0)
 
-    def show_values(self, values: np.ndarray, index: float, name: str, font_size: int = 9) -> None:
+    def show_values(self, values: np.ndarray, index: float, name: str, font_size: int = 9,
+                    value: float | None = None) -> None:
+        """Plot ``values`` and mark iteration ``index`` (``x.5`` at a half-step), at ``value``
+        when given (the half-state's objective) else at the iteration's stored objective."""
         values = np.asarray(values, dtype=float)
         plot = self.getPlotItem()
         finite = np.isfinite(values)
@@ -564,11 +570,11 @@ class ObjectivePlot(pg.PlotWidget):
             self._values = None
             self.cursor.setValue(index)
             return
-        if not np.array_equal(values, self._values, equal_nan=True):
+        if not np.array_equal(values, self._values, equal_nan=True) or index > self._x_end:
             x = np.arange(values.size)
             self.curve.setData(x[finite], values[finite])
             self._values = values
-            self._fit(values)
+            self._fit(values, index)
         font_size = min(font_size, self.label_cap)  # long names must fit beside a short plot
         room = max(self.height() - 45, 40)  # pixels along the rotated axis label
         if (name, font_size, room) != self._label:
@@ -579,9 +585,12 @@ class ObjectivePlot(pg.PlotWidget):
             plot.setLabel("left", short, **{"font-size": f"{font_size}pt"})
             self.setToolTip(name)
             self._label = (name, font_size, room)
-        whole = float(index).is_integer()  # a half-step sits between two iterations
-        if whole and 0 <= index < values.size and finite[int(index)]:
-            self.marker.setData([index], [values[int(index)]])
+        # a half-step sits between two iterations: its own objective, else the one before it
+        at = math.floor(index)
+        if value is None and 0 <= at < values.size and finite[at]:
+            value = float(values[at])
+        if value is not None and math.isfinite(value):
+            self.marker.setData([index], [value])
         else:
             self.marker.setData([], [])
         self.cursor.setValue(index)
