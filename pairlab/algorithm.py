@@ -56,6 +56,10 @@ class Algorithm:
     mean_keys: ClassVar[tuple[str, ...]] = ("means",)
     hard_constraints: ClassVar[bool] = False
     phases: ClassVar[tuple[str, ...]] = ()
+    #: Non-empty (e.g. ``"sweeps"``) for algorithms without a convergence test that stop after
+    #: ``max_iter`` of these (a sampler's sweeps): the app says "finished N sweeps", not
+    #: "converged".
+    fixed_steps: ClassVar[str] = ""
 
     def __init__(
         self,

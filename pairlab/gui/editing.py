@@ -257,14 +257,18 @@ class Editing(Controller):
                 if self.pending_point is not None:
                     status.showMessage(f"Point {i} selected; click the second point "
                                        "(Esc cancels).")
+                else:
+                    status.showMessage(f"Point {i} unselected; no link drawn.", 3000)
                 self.window.refresh()
                 return
             first, self.pending_point = self.pending_point, None
+            kind = "must-link" if self.tool == "must" else "cannot-link"
             if lab.add_link(self.tool, first, i):
-                kind = "must-link" if self.tool == "must" else "cannot-link"
                 status.showMessage(f"Added a {kind} between points {first} and {i}.", 4000)
                 self.window.setup_changed()
-            else:
+            else:  # never leave "click the second point" up after the second click
+                status.showMessage(f"Points {first} and {i} already have a {kind}; nothing "
+                                   "changed.", 5000)
                 self.window.refresh()
         elif self.tool == "delete":
             pair = lab.link_at(x, y, px, py, HIT_RADIUS)

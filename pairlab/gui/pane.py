@@ -71,6 +71,8 @@ class Pane:
             return "stopped: error"
         if self.run is None:
             return "starting"
+        if self.run.converged and self.algorithm.fixed_steps:  # no test: it just stopped
+            return f"finished {self.last_index} {self.algorithm.fixed_steps}"
         if self.run.converged:
             return f"converged at iteration {self.last_index}"
         if self.last_index >= self.limit:

@@ -184,9 +184,9 @@ class ParamForm(QtWidgets.QWidget):
             self._emit()
 
     def _emit(self, *args: object) -> None:
-        values = self.values()
-        if not self._errors:
-            self.changed.emit(values)
+        """Emit the valid values: a field in error (marked red, its value left out, so the
+        receiver keeps the last good one) never blocks the edits of the other fields."""
+        self.changed.emit(self.values())
 
 
 class PaneConfig(QtWidgets.QGroupBox):

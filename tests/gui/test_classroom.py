@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from .support import make_window
+from .support import click_point, make_window
 
 pytestmark = pytest.mark.gui
 
@@ -39,3 +39,54 @@ def test_objective_marker_stays_on_a_half_step_of_the_newest_iteration(qtbot, re
     assert y[0] == pytest.approx(lab.panes[0].run.objectives[1])
     (x0, x1), (y0, y1) = plot.getPlotItem().viewRange()
     assert x0 <= 1.5 <= x1 and y0 <= y[0] <= y1  # and the axes show it
+
+
+def test_the_same_link_twice_says_so_and_stops_asking(qtbot, registry):
+    window = make_window(qtbot, registry, n=40, links=None)
+    lab = window.lab
+    window.set_tool("must")
+    click_point(qtbot, window, 3)
+    click_point(qtbot, window, 7)
+    assert window.wait_idle(10) and len(lab.base) == 1
+    click_point(qtbot, window, 3)
+    assert "click the second point" in window.status.currentMessage()
+    click_point(qtbot, window, 7)
+    message = window.status.currentMessage()
+    assert "already have a must-link" in message and "second point" not in message
+    assert len(lab.base) == 1
+
+
+def test_infinite_reg_covar_is_refused_by_the_form(qtbot, registry):
+    window = _gmm_window(qtbot, registry)
+    form = window.setup.pane_configs[0].form
+    form.fields["reg_covar"].setText("inf")
+    form.fields["reg_covar"].editingFinished.emit()
+    assert window.wait_idle(10)
+    assert "reg_covar" in form.errors and "< inf" in form.errors["reg_covar"]
+    pane = window.lab.panes[0]
+    assert pane.params.get("reg_covar", 1e-6) == 1e-6 and pane.error is None
+
+
+def test_an_invalid_field_does_not_block_the_other_fields(qtbot, registry):
+    window = _gmm_window(qtbot, registry)
+    form = window.setup.pane_configs[0].form
+    form.fields["reg_covar"].setText("abc")
+    form.fields["reg_covar"].editingFinished.emit()
+    assert window.wait_idle(10) and "reg_covar" in form.errors
+    assert "reg covar" in window.status.currentMessage()  # said in the app, not only in red
+    form.fields["tol"].setText("0.5")
+    form.fields["tol"].editingFinished.emit()
+    assert window.wait_idle(10)
+    pane = window.lab.panes[0]
+    assert pane.params["tol"] == 0.5 and pane.params.get("reg_covar", 1e-6) == 1e-6
+    assert form.fields["reg_covar"].text() == "abc"  # still marked, kept for the user to fix
+
+
+def test_a_sampler_says_finished_sweeps_not_converged(qtbot, registry):
+    window = make_window(qtbot, registry, ("tvclust",), n=30, links=(2, 2),
+                         params={0: {"max_iter": 3, "burn_in": 1}})
+    window.transport.run_to_end()
+    assert window.wait_idle(30)
+    header = window.presentation.pane_views[0].header.text()
+    assert "finished 3 sweeps" in header and "converged" not in header
+    assert "#0a7d32" not in header  # not the green of a convergence
