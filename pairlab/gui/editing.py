@@ -167,6 +167,11 @@ class Editing(Controller):
                 w.setup.sync_configs()
                 w.presentation.fit_views()
             w.setup_changed()
+            lab = self.lab
+            data = (f"data set {lab.dataset_name} (seed {lab.dataset_seed}), "
+                    if (lab.dataset_name, lab.dataset_params, lab.dataset_seed) != before else "")
+            w.status.showMessage(f"Undone: {data}{len(lab.base.must_link)} must-link(s) and "
+                                 f"{len(lab.base.cannot_link)} cannot-link(s) as before.", 6000)
         else:
             self.window.status.showMessage("Nothing to undo.", 3000)
 

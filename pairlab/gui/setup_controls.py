@@ -152,7 +152,12 @@ class SetupControls(Controller):
         w.presentation.fit_views()
         w.setup_changed()
         dropped = self.lab.dropped_links
-        if dropped:
+        if self.lab.redrawn_links:
+            n = self.lab.redrawn_links
+            w.status.showMessage(f"New points under the same indices: {n} link(s) no longer "
+                                 "matched the true classes and were drawn again (random pairs of "
+                                 "the classes); Ctrl+Z brings the old data and links back.", 15000)
+        elif dropped:
             why = "the number of points changed" if same else "a new data set"
             w.status.showMessage(f"{dropped} link(s) dropped ({why}); Ctrl+Z brings them back.",
                                  10000)

@@ -1,5 +1,6 @@
 """Regression tests for the defects of the second classroom trial of the teaching app (issue 32)."""
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -90,3 +91,26 @@ def test_a_sampler_says_finished_sweeps_not_converged(qtbot, registry):
     header = window.presentation.pane_views[0].header.text()
     assert "finished 3 sweeps" in header and "converged" not in header
     assert "#0a7d32" not in header  # not the green of a convergence
+
+
+def _agreeing(lab):
+    y = lab.dataset.y
+    ml, cl = lab.base.must_link, lab.base.cannot_link
+    return int(np.sum(y[ml[:, 0]] == y[ml[:, 1]])), int(np.sum(y[cl[:, 0]] != y[cl[:, 1]]))
+
+
+def test_a_new_data_seed_redraws_the_links_that_turned_wrong_and_undo_says_so(qtbot, registry):
+    window = make_window(qtbot, registry, n=200, links=(23, 23))
+    lab = window.lab
+    assert _agreeing(lab) == (23, 23)
+    old = lab.base.to_dict()
+    window.setup.data_seed.setValue(7)  # other points under the same indices
+    assert window.wait_idle(10) and lab.dataset_seed == 7
+    assert len(lab.base.must_link) == 23 and len(lab.base.cannot_link) == 23
+    assert _agreeing(lab) == (23, 23)  # was 12/23 and 17/23 with the links kept by index
+    assert lab.redrawn_links > 0 and "drawn again" in window.status.currentMessage()
+    window.editing.undo()
+    assert window.wait_idle(10)
+    assert lab.dataset_seed == 0 and lab.base.to_dict() == old
+    message = window.status.currentMessage()
+    assert message.startswith("Undone: data set two-moons (seed 0)") and "Ctrl+Z" not in message
