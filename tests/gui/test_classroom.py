@@ -114,3 +114,50 @@ def test_a_new_data_seed_redraws_the_links_that_turned_wrong_and_undo_says_so(qt
     assert lab.dataset_seed == 0 and lab.base.to_dict() == old
     message = window.status.currentMessage()
     assert message.startswith("Undone: data set two-moons (seed 0)") and "Ctrl+Z" not in message
+
+
+@pytest.mark.parametrize("option", [["--dataset", "two-moons"], ["--algorithm", "kmeans"],
+                                    ["--session", "SESSION"]])
+def test_command_line_options_offer_to_restore_a_crashed_session(qtbot, registry, tmp_path,
+                                                                  monkeypatch, option):
+    from PySide6 import QtWidgets
+
+    from pairlab.cli import build_parser
+    from pairlab.gui import app as app_module
+    from pairlab.gui import command
+    from pairlab.gui.app import MainWindow
+    from pairlab.gui.session import save_session
+
+    first = _gmm_window(qtbot, registry, n=40)
+    path = first.files.autosave()  # what a crash leaves behind
+    crashed = path.read_text()
+    first.files.autosave_enabled = False
+    if option[0] == "--session":
+        save_session(first.lab, tmp_path / "s.json")
+        option = ["--session", str(tmp_path / "s.json")]
+    else:
+        option += ["--data", "n_samples=40"]
+    seen = []
+    made = []
+
+    class Recorded(MainWindow):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            made.append(self)
+
+    def fake_exec(app):
+        (widget,) = made
+        qtbot.addWidget(widget)
+        seen.append(widget.banner.text())
+        widget.editing.add_random_links()  # an edit would autosave 1.5 s later
+        qtbot.wait(1700)
+        widget.files.autosave_enabled = False
+        widget.close()
+        return 0
+
+    monkeypatch.setattr(app_module, "MainWindow", Recorded)
+    monkeypatch.setattr(QtWidgets.QApplication, "exec", fake_exec)
+    args = build_parser().parse_args(["gui", *option])
+    assert command.run(args) == 0
+    assert seen and "ended unexpectedly" in seen[0]
+    assert path.read_text() == crashed  # kept until the user answers
