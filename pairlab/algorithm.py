@@ -151,6 +151,13 @@ class Algorithm:
         c = self.constraints
         return np.full(c.n_must_link, hard), np.full(c.n_cannot_link, hard)
 
+    def ignored_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Boolean masks over the must-links and cannot-links this run does not use although it
+        takes links (e.g. an algorithm of one kind of link only); the app draws them faded and
+        says so. Default: none."""
+        c = self.constraints
+        return np.zeros(c.n_must_link, dtype=bool), np.zeros(c.n_cannot_link, dtype=bool)
+
     def predict_proba(self, state: State, X: np.ndarray) -> np.ndarray:
         """Posterior class probabilities of unseen points ``X`` under ``state``'s model."""
         raise NotImplementedError(f"{self.name} cannot classify unseen points")

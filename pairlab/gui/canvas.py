@@ -79,9 +79,9 @@ class CanvasLayers:
         self.exemplar_lines = pg.PlotCurveItem(connect="pairs")
         self.exemplar_lines.setZValue(-20)
         self.ellipse_items: list[pg.PlotCurveItem] = []
-        self.links = {
+        self.links = {  # "..._ignored": links the algorithm does not use, drawn faded
             key: pg.PlotCurveItem(connect="pairs", antialias=True)
-            for key in ("must", "cannot")
+            for key in ("must", "cannot", "must_ignored", "cannot_ignored")
         }
         self.scatter = pg.ScatterPlotItem(pxMode=True, hoverable=False)
         self.scatter.setZValue(0)
@@ -140,6 +140,9 @@ class CanvasLayers:
                             else pg.mkPen(INK, width=s.point_outline))
         self.links["must"].setPen(make_pen(INK, s.link_width))
         self.links["cannot"].setPen(make_pen(INK, s.link_width, style=QtCore.Qt.PenStyle.DashLine))
+        self.links["must_ignored"].setPen(make_pen(GREY, s.link_width * 0.7, alpha=110))
+        self.links["cannot_ignored"].setPen(make_pen(GREY, s.link_width * 0.7, alpha=110,
+                                                     style=QtCore.Qt.PenStyle.DashLine))
         self.exemplar_lines.setPen(make_pen((120, 120, 120), max(0.8, s.line_width * 0.5), alpha=140))
         font = QtGui.QFont()
         font.setPointSize(s.font_size)
@@ -258,7 +261,7 @@ class CanvasLayers:
             item.setVisible(self.show_links)
         if not self.show_links:
             return
-        for key, segs in (("must", frame.must_link), ("cannot", frame.cannot_link)):
+        for key, segs in _link_groups(frame):
             item = self.links[key]
             if np.array_equal(segs, self._shown_links.get(key)):
                 item.setVisible(len(segs) > 0)
@@ -492,6 +495,18 @@ class _IterationAxis(pg.AxisItem):
         if not levels:  # a range shorter than one iteration: its whole numbers
             levels = [(1.0, [float(v) for v in range(math.ceil(minVal), math.floor(maxVal) + 1)])]
         return levels
+
+
+def _link_groups(frame: Frame) -> list[tuple[str, np.ndarray]]:
+    """The frame's link segments by how they are drawn: used, or ignored by the algorithm."""
+    out = []
+    for kind, segs, ignored in (("must", frame.must_link, frame.must_ignored),
+                                ("cannot", frame.cannot_link, frame.cannot_ignored)):
+        if len(ignored) != len(segs) or not ignored.any():
+            out += [(kind, segs), (f"{kind}_ignored", segs[:0])]
+        else:
+            out += [(kind, segs[~ignored]), (f"{kind}_ignored", segs[ignored])]
+    return out
 
 
 class ObjectivePlot(pg.PlotWidget):

@@ -97,7 +97,8 @@ class LabViews:
         frame = build_frame(self.dataset, self.constraints, state, view_map=self.view_map,
                             init_means=self.init_means, regions=region, title=pane.title,
                             info=info, message=message, match_truth=match,
-                            previous=previous_state)
+                            previous=previous_state,
+                            ignored=None if run is None else run.algorithm.ignored_links())
         if state is None and pane.error is None:
             frame.info = "initialising..."
             if previous is not None and previous.n_points == frame.n_points:

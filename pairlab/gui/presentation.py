@@ -259,8 +259,10 @@ class Presentation(Controller):
         size = self.canvas_style.title_size + 1
         status = pane.status()
         colour = "#b00020" if pane.error else ("#0a7d32" if "converged" in status else "#555")
+        note = pane.ignored_note()
+        note = f"&nbsp;&nbsp;<span style='color:#8a5a00'>{html_escape(note)}</span>" if note else ""
         return (f"<span style='font-size:{size}pt'><b>{html_escape(pane.title)}</b></span>"
-                f"&nbsp;&nbsp;<span style='color:{colour}'>{html_escape(status)}</span>")
+                f"&nbsp;&nbsp;<span style='color:{colour}'>{html_escape(status)}</span>{note}")
 
     def _metrics_text(self, values: dict[str, float], titles: dict[str, str]) -> str:
         if not values:

@@ -161,3 +161,22 @@ def test_command_line_options_offer_to_restore_a_crashed_session(qtbot, registry
     assert command.run(args) == 0
     assert seen and "ended unexpectedly" in seen[0]
     assert path.read_text() == crashed  # kept until the user answers
+
+
+@pytest.mark.parametrize("name, used, ignored", [("ssap-l", "must", "cannot"),
+                                                  ("em-pc", "cannot", "must")])
+def test_links_an_algorithm_ignores_are_drawn_faded_and_said(qtbot, registry, name, used,
+                                                             ignored):
+    window = make_window(qtbot, registry, (name,), n=40, links=(3, 3))
+    assert window.wait_idle(20)
+    layers = window.presentation.pane_views[0].canvas.layers
+    frame = window.presentation.pane_views[0].frame
+    assert getattr(frame, f"{ignored}_ignored").all()
+    assert not getattr(frame, f"{used}_ignored").any()
+    assert getattr(frame, f"{ignored}_ok").all()  # an unused link is never marked violated
+    faded = layers.links[f"{ignored}_ignored"]
+    assert faded.isVisible() and len(faded.getData()[0]) == 2 * 3
+    assert not layers.links[ignored].isVisible()
+    assert layers.links[used].isVisible()
+    header = window.presentation.pane_views[0].header.text()
+    assert f"ignores 3 {ignored}-link(s)" in header
