@@ -77,7 +77,10 @@ class LabViews:
             return cached
         region = None
         message = pane.error
-        if regions and state is not None and pane.algorithm.can_predict():
+        # beyond two features the view plane through the mean cuts the model where few points
+        # lie (one flat colour under points of every class): regions only for 2-D data
+        flat = self.dataset.n_features > 2
+        if regions and state is not None and pane.algorithm.can_predict() and not flat:
             try:
                 region = self.regions(pane, state, (index, half), regions_resolution)
             except Exception as exc:  # predict_proba is plugin code too
@@ -99,6 +102,9 @@ class LabViews:
                             info=info, message=message, match_truth=match,
                             previous=previous_state,
                             ignored=None if run is None else run.algorithm.ignored_links())
+        if regions and flat and state is not None and pane.algorithm.can_predict():
+            frame.info += (f"   (decision regions: 2-D data only; this data has "
+                           f"{self.dataset.n_features} features)")
         if state is None and pane.error is None:
             frame.info = "initialising..."
             if previous is not None and previous.n_points == frame.n_points:
