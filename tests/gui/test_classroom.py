@@ -180,3 +180,35 @@ def test_links_an_algorithm_ignores_are_drawn_faded_and_said(qtbot, registry, na
     assert layers.links[used].isVisible()
     header = window.presentation.pane_views[0].header.text()
     assert f"ignores 3 {ignored}-link(s)" in header
+
+
+def test_the_explanation_dock_never_cuts_its_content_on_the_right(qtbot, registry):
+    from PySide6 import QtWidgets
+
+    window = _gmm_window(qtbot, registry)
+    window.resize(900, 600)
+    window.explanation.dock.show()
+    window.editing.selected_point = 5
+    window.refresh()
+    panel = window.explanation
+    scroll = panel.dock.widget()
+    # what an algorithm's explanation may hold: an equation with a long unbreakable term
+    equation = QtWidgets.QLabel("γ_ik = π_k N(x_i | μ_k, Σ_k) / Σ_j π_j N(x_i | μ_j, Σ_j) "
+                                "exp(∑_{j∈ML(i)}w_ij·q_jk−∑_{j∈CL(i)}w_ij·q_jk+log_prior_term_k)")
+    equation.setWordWrap(True)
+    panel.column.insertWidget(1, equation)
+    body = scroll.widget()
+    fm = equation.fontMetrics()
+    longest = max(fm.horizontalAdvance(word) for word in equation.text().split())
+
+    def fits():
+        right = equation.mapTo(body, equation.rect().topRight()).x()
+        return equation.contentsRect().width() >= longest and right <= body.width()
+
+    qtbot.waitUntil(fits, timeout=3000)  # the longest term is whole and inside the body
+    # and what the viewport does not show can be scrolled to
+    hidden = body.width() - scroll.viewport().width()
+    assert hidden <= 0 or scroll.horizontalScrollBar().maximum() >= hidden
+    assert panel.dock.width() <= 0.5 * window.width() + 1
+    for box in body.findChildren(QtWidgets.QGroupBox):  # titles fit too
+        assert box.width() >= box.fontMetrics().horizontalAdvance(box.title())
