@@ -14,7 +14,11 @@ from ..draw.geometry import ViewMap, link_segments, nearest_point, nearest_segme
 from ..errors import InvalidInputError, PairlabError
 from .pane import Pane, class_count_params
 
-__all__ = ["LabData"]
+__all__ = ["MAX_POINTS", "LabData"]
+
+#: Most points the app loads: beyond, making the data, the runs and a frame freeze the window for
+#: seconds (two moons at 2,000,000 points took 8.8 s to load in the classroom trial).
+MAX_POINTS = 200_000
 
 
 class LabData:
@@ -124,7 +128,17 @@ class LabData:
                       ) -> Dataset:
         spec = self.registry.dataset(name)
         seed = self.dataset_seed if seed is None else int(seed)
+        asked = dict(params or {}).get("n_samples")
+        if isinstance(asked, int | float) and asked > MAX_POINTS:
+            raise InvalidInputError(
+                f"n_samples = {int(asked):,} is more than the app draws ({MAX_POINTS:,} points at "
+                "most: beyond, the window would freeze for seconds); use `pairlab run` for "
+                "larger data")
         data = spec.make(seed=seed, **dict(params or {}))
+        if data.n_samples > MAX_POINTS:
+            raise InvalidInputError(
+                f"{name} has {data.n_samples:,} points, more than the app draws ({MAX_POINTS:,} "
+                "at most); use `pairlab run` for larger data")
         self.dataset_name, self.dataset_seed = name, seed
         self.dataset_params = dict(data.source.get("params", {}))
         self.dataset = data

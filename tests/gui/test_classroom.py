@@ -212,3 +212,44 @@ def test_the_explanation_dock_never_cuts_its_content_on_the_right(qtbot, registr
     assert panel.dock.width() <= 0.5 * window.width() + 1
     for box in body.findChildren(QtWidgets.QGroupBox):  # titles fit too
         assert box.width() >= box.fontMetrics().horizontalAdvance(box.title())
+
+
+def test_huge_data_is_refused_with_a_message_not_a_freeze(qtbot, registry):
+    window = make_window(qtbot, registry, n=60, links=None)
+    form = window.setup.dataset_form
+    form.fields["n_samples"].setValue(2_000_000)
+    assert window.wait_idle(10)
+    assert window.lab.dataset.n_samples == 60  # nothing was generated
+    assert "2,000,000" in window.banner.text() and "pairlab run" in window.banner.text()
+
+
+def test_svg_export_of_many_points_is_refused_and_png_is_not(qtbot, registry, tmp_path):
+    from pairlab.errors import InvalidInputError
+    from pairlab.gui.export import SVG_MAX_POINTS
+
+    window = make_window(qtbot, registry, n=SVG_MAX_POINTS + 10, links=None)
+    with pytest.raises(InvalidInputError, match="export a PNG"):
+        window.export_view(tmp_path / "view.svg")
+    assert not (tmp_path / "view.svg").exists()
+    window.export_view(tmp_path / "view.png")
+    assert (tmp_path / "view.png").stat().st_size > 0
+
+
+def test_a_style_change_never_restyles_every_point_one_by_one(qtbot, registry):
+    """F11 at 20,000 points froze the window: setSize / setPen visited every point in Python."""
+    window = make_window(qtbot, registry, n=400, links=None)
+    scatter = window.presentation.pane_views[0].canvas.layers.scatter
+    sizes = []
+    for name in ("setSize", "setPen"):
+        original = getattr(scatter, name)
+
+        def spy(*args, _original=original, **kwargs):
+            if "dataSet" not in kwargs:  # not setData's own call for the points it adds
+                sizes.append(len(scatter.data))
+            return _original(*args, **kwargs)
+
+        setattr(scatter, name, spy)
+    window.presentation.toggle_presentation(on=True)
+    assert sizes and max(sizes) == 0  # set on an empty item; the points come back in one go
+    assert len(scatter.data) == 400
+    window.presentation.toggle_presentation(on=False)
