@@ -189,6 +189,7 @@ class CanvasLayers:
         self._show_marks(frame)
         if self.legend is not None and frame.n_true_classes != self._legend_classes:
             self._rebuild_legend(frame.n_true_classes)
+        self.place_legend()
         self.info.setText(frame.info)
         self.message.setText(frame.message or "")
         self.message.setVisible(bool(frame.message))
@@ -373,6 +374,46 @@ class CanvasLayers:
     def set_range(self, rect: tuple[float, float, float, float]) -> None:
         x0, y0, w, h = rect
         self.vb.setRange(xRange=(x0, x0 + w), yRange=(y0, y0 + h), padding=0)
+
+    def legend_corners(self) -> dict[tuple[int, int], int]:
+        """How many points the legend would cover in each corner of the view, keyed by the
+        corner's (x side, y side): -1 left / bottom, +1 right / top."""
+        legend, frame = self.legend, self.frame
+        if legend is None or frame is None or not len(frame.xy):
+            return {}
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        px, py = self.vb.viewPixelSize()
+        rect = legend.boundingRect()
+        w, h = (rect.width() + 8) * px, (rect.height() + self._legend_top()) * py
+        xy = frame.xy
+        out = {}
+        for sx in (-1, 1):
+            for sy in (-1, 1):
+                left = x0 if sx < 0 else x1 - w
+                bottom = y0 if sy < 0 else y1 - h
+                inside = ((xy[:, 0] >= left) & (xy[:, 0] <= left + w)
+                          & (xy[:, 1] >= bottom) & (xy[:, 1] <= bottom + h))
+                out[(sx, sy)] = int(inside.sum())
+        return out
+
+    def _legend_top(self) -> float:
+        """Pixels kept free above a legend in a top corner (the info line)."""
+        return 8 + 2.2 * self.style.font_size * 96 / 72
+
+    def place_legend(self) -> None:
+        """Put a visible legend in the corner of the view where it covers the fewest points
+        (top right first on ties)."""
+        legend = self.legend
+        if legend is None or not legend.isVisible():
+            return
+        counts = self.legend_corners()
+        if not counts:
+            return
+        order = [(1, 1), (-1, 1), (1, -1), (-1, -1)]
+        sx, sy = min(order, key=lambda c: (counts[c], order.index(c)))
+        offset = (8 if sx < 0 else -8, -8 if sy < 0 else self._legend_top())
+        if tuple(legend.opts.get("offset") or ()) != offset:
+            legend.setOffset(offset)
 
     def _rebuild_legend(self, classes: int) -> None:
         visible = self.legend is not None and self.legend.isVisible()

@@ -253,6 +253,8 @@ class Presentation(Controller):
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
             view.header.setText(self._header(pane))
+            view.header.setToolTip(" ".join(x for x in (pane.title, pane.status(),
+                                                          pane.ignored_note()) if x))
             view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles))
 
     def _header(self, pane: Pane) -> str:

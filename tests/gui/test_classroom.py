@@ -253,3 +253,48 @@ def test_a_style_change_never_restyles_every_point_one_by_one(qtbot, registry):
     assert sizes and max(sizes) == 0  # set on an empty item; the points come back in one go
     assert len(scatter.data) == 400
     window.presentation.toggle_presentation(on=False)
+
+
+def _covered(layers):
+    """Points under the legend as drawn."""
+    rect = layers.legend.sceneBoundingRect()
+    a = layers.vb.mapSceneToView(rect.topLeft())
+    b = layers.vb.mapSceneToView(rect.bottomRight())
+    xy = layers.frame.xy
+    x0, x1 = sorted((a.x(), b.x()))
+    y0, y1 = sorted((a.y(), b.y()))
+    return int(np.sum((xy[:, 0] >= x0) & (xy[:, 0] <= x1) & (xy[:, 1] >= y0) & (xy[:, 1] <= y1)))
+
+
+def test_the_legend_goes_where_it_covers_the_fewest_points(qtbot, registry):
+    window = make_window(qtbot, registry, n=400, links=None)
+    window.resize(700, 600)
+    presentation = window.presentation
+    presentation.act_legend.setChecked(True)
+    presentation.toggle_view()
+    layers = presentation.pane_views[0].canvas.layers
+    # a view whose top right is full of points: the upper moon's crest
+    layers.vb.setRange(xRange=(-2.2, 0.6), yRange=(-1.6, 1.05), padding=0)
+    window.refresh()
+    qtbot.wait(50)
+    counts = layers.legend_corners()
+    assert counts[(1, 1)] > min(counts.values())  # the old place covers points here
+    assert _covered(layers) <= min(counts.values()) + 2
+
+
+def test_seven_panes_line_up_whatever_their_titles(qtbot, registry):
+    names = ("gmm", "test-shrink", "kmeans", "ppc", "constrained-em", "rdpmeans", "tvclust")
+    window = make_window(qtbot, registry, names, n=60)
+    window.resize(1400, 900)
+    window.refresh()
+    qtbot.wait(100)
+    views = window.presentation.pane_views
+    assert len(views) == 7
+    heights = {view.header.height() for view in views}
+    assert len(heights) == 1
+    rows = {}
+    for view in views:
+        top = view.canvas.mapTo(window, view.canvas.rect().topLeft()).y()
+        frame_top = view.mapTo(window, view.rect().topLeft()).y()
+        rows.setdefault(frame_top, set()).add(top)
+    assert all(len(tops) == 1 for tops in rows.values())  # one canvas top per row of panes
