@@ -149,5 +149,26 @@ class LabViews:
             pane.cache[key] = evaluate(state.labels, self.dataset.y, self.constraints, metrics)
         return pane.cache[key]
 
+    def distinct_params(self, pane: Pane) -> str:
+        """The parameters that tell ``pane`` apart from the other panes of its algorithm, as
+        "name value, ..." (e.g. "must link weight 1.3"); "" when no other pane runs it."""
+        others = [p for p in self.panes if p is not pane and p.algorithm is pane.algorithm]
+        if not others:
+            return ""
+        defaults = {p.name: p.default for p in pane.algorithm.params}
+
+        def value(p: Pane, name: str) -> Any:
+            return p.params.get(name, defaults.get(name))
+
+        parts = []
+        for name in defaults:
+            mine = value(pane, name)
+            if isinstance(mine, np.ndarray) or name == "means_init":
+                continue
+            if any(value(o, name) != mine for o in others):
+                shown = f"{mine:g}" if isinstance(mine, float) else str(mine)
+                parts.append(f"{name.replace('_', ' ')} {shown}")
+        return ", ".join(parts)
+
     def metric_titles(self) -> dict[str, str]:
         return {e.name: e.obj.title for e in self.registry.entries("metrics")}

@@ -298,3 +298,24 @@ def test_seven_panes_line_up_whatever_their_titles(qtbot, registry):
         frame_top = view.mapTo(window, view.rect().topLeft()).y()
         rows.setdefault(frame_top, set()).add(top)
     assert all(len(tops) == 1 for tops in rows.values())  # one canvas top per row of panes
+
+
+def _open_lesson(qtbot, number):
+    from pairlab.gui.app import MainWindow
+    from pairlab.gui.lessons import lessons
+    from pairlab.gui.model import default_lab
+
+    (lesson,) = [x for x in lessons() if x.name.startswith(f"{number:02d}")]
+    window = MainWindow(default_lab())
+    qtbot.addWidget(window)
+    window.show()
+    assert window.files.open_lesson(lesson) and window.wait_idle(60)
+    return window
+
+
+def test_lesson_3_panes_say_which_w_they_use(qtbot):
+    window = _open_lesson(qtbot, 3)
+    window.refresh()
+    headers = [view.header.text() for view in window.presentation.pane_views]
+    for header, w in zip(headers, ("0", "1.3", "3"), strict=True):
+        assert f"must link weight {w}, cannot link weight {w}" in header
