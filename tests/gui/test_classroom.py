@@ -319,3 +319,17 @@ def test_lesson_3_panes_say_which_w_they_use(qtbot):
     headers = [view.header.text() for view in window.presentation.pane_views]
     for header, w in zip(headers, ("0", "1.3", "3"), strict=True):
         assert f"must link weight {w}, cannot link weight {w}" in header
+
+
+def test_lesson_6_sets_lambda_without_k_and_rdpmeans_differs_from_dpmeans(qtbot):
+    window = _open_lesson(qtbot, 6)
+    lab = window.lab
+    dp, rdp = lab.panes
+    X = lab.dataset.X
+    lam = round(0.25 * float(np.sum(np.var(X, axis=0))), 2)  # the data's spread, no k
+    assert dp.params["lambda_"] == rdp.params["lambda_"] == lam
+    window.transport.run_to_end()
+    assert window.wait_idle(120)
+    a, b = (p.run.history[-1].labels for p in (dp, rdp))
+    assert np.sum(a != b) >= 10  # identical at every iteration before
+    assert len(np.unique(a)) != len(np.unique(b))  # a different number of clusters
