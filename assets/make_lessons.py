@@ -83,10 +83,11 @@ lab.set_dataset("gaussian-blobs", {"n_samples": 150, "n_centers": 3, "cluster_st
                              seed=1)
 lab.add_pane("affinity-propagation", {"damping": 0.75})
 lab.add_pane("scssap", {"damping": 0.75})
-lab.add_random_links(10, 10)
+lab.add_random_links(30, 30)
 save("05-ap-scssap", lab, "Affinity propagation against SCSSAP",
-     "Both pass responsibility and availability messages between points; SCSSAP adds the links to "
-     "the messages.\nWatch which exemplars (ringed) win with and without the links.", 5)
+     "Both pass responsibility and availability messages between points; SCSSAP adds the 30 + 30 "
+     "links to the messages.\nRun both to the end: AP keeps 5 exemplars, SCSSAP 4, closer to the 3 "
+     "classes (compare the ARI); the ringed exemplars show which points won.", 5)
 
 # 6 RDP-means, unknown k
 lab = Lab()

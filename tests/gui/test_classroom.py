@@ -333,3 +333,15 @@ def test_lesson_6_sets_lambda_without_k_and_rdpmeans_differs_from_dpmeans(qtbot)
     a, b = (p.run.history[-1].labels for p in (dp, rdp))
     assert np.sum(a != b) >= 10  # identical at every iteration before
     assert len(np.unique(a)) != len(np.unique(b))  # a different number of clusters
+
+
+def test_lesson_5_scssap_and_ap_visibly_differ(qtbot):
+    from pairlab.metrics import adjusted_rand
+
+    window = _open_lesson(qtbot, 5)
+    window.transport.run_to_end()
+    assert window.wait_idle(120)
+    lab = window.lab
+    ap, scssap = (p.run.history[-1].labels for p in lab.panes)
+    assert (len(np.unique(ap)), len(np.unique(scssap))) == (5, 4)  # as the note says
+    assert adjusted_rand(lab.dataset.y, scssap) > adjusted_rand(lab.dataset.y, ap) + 0.1
