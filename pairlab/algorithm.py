@@ -56,6 +56,10 @@ class Algorithm:
     mean_keys: ClassVar[tuple[str, ...]] = ("means",)
     hard_constraints: ClassVar[bool] = False
     phases: ClassVar[tuple[str, ...]] = ()
+    #: Non-empty (e.g. ``"sweeps"``) for algorithms without a convergence test that stop after
+    #: ``max_iter`` of these (a sampler's sweeps): the app says "finished N sweeps", not
+    #: "converged".
+    fixed_steps: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -146,6 +150,13 @@ class Algorithm:
         hard = bool(self.hard_constraints and self.uses_constraints)
         c = self.constraints
         return np.full(c.n_must_link, hard), np.full(c.n_cannot_link, hard)
+
+    def ignored_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Boolean masks over the must-links and cannot-links this run does not use although it
+        takes links (e.g. an algorithm of one kind of link only); the app draws them faded and
+        says so. Default: none."""
+        c = self.constraints
+        return np.zeros(c.n_must_link, dtype=bool), np.zeros(c.n_cannot_link, dtype=bool)
 
     def predict_proba(self, state: State, X: np.ndarray) -> np.ndarray:
         """Posterior class probabilities of unseen points ``X`` under ``state``'s model."""

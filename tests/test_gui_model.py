@@ -326,3 +326,21 @@ def test_two_phase_algorithms_name_every_model_entry_that_holds_their_means(regi
         means = half.model.get("means")
         same = [k for k, v in half.model.items() if means is not None and v is means]
         assert set(same) <= set(cls.mean_keys), (name, same, cls.mean_keys)
+
+
+@pytest.mark.parametrize("d", [2, 4])
+def test_decision_regions_only_for_two_dimensional_data(registry, d):
+    """Beyond two features the view plane cuts the model where few points lie (issue 32 defect
+    13): no flat region colour under points of every class, and the pane says why."""
+    lab = Lab(registry)
+    lab.set_dataset("gaussian-blobs", {"n_samples": 90, "n_centers": 3, "n_features": d}, seed=0)
+    lab.add_pane("gmm", {"n_components": 3})
+    _build(lab)
+    lab.compute_to(3)
+    lab.seek(3)
+    frame = lab.frame(lab.panes[0], regions=True)
+    if d == 2:
+        assert frame.regions is not None and "2-D data only" not in frame.info
+    else:
+        assert frame.regions is None
+        assert "decision regions: 2-D data only; this data has 4 features" in frame.info

@@ -39,6 +39,9 @@ class Frame:
     cannot_link: np.ndarray = field(default_factory=lambda: np.empty((0, 2, 2)))
     must_ok: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
     cannot_ok: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
+    #: Links the algorithm does not use (``Algorithm.ignored_links``): drawn faded, never violated.
+    must_ignored: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
+    cannot_ignored: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=bool))
     means: np.ndarray | None = None
     mean_colour: np.ndarray | None = None
     ellipses: np.ndarray | None = None  # (k, n_sigma, m, 2)
@@ -66,13 +69,15 @@ def build_frame(dataset: Dataset, constraints: Constraints | None, state: State 
                 view_map: ViewMap | None = None, init_means: np.ndarray | None = None,
                 regions: RegionImage | None = None, title: str = "", info: str | None = None,
                 message: str | None = None, match_truth: bool = False,
-                previous: State | None = None) -> Frame:
+                previous: State | None = None,
+                ignored: tuple[np.ndarray, np.ndarray] | None = None) -> Frame:
     """Everything the canvas needs to draw ``state`` (None: the bare data) on ``dataset``.
 
     ``init_means`` are data-space points (placed initial means); ``regions`` comes from
     :func:`decision_regions`. ``match_truth`` colours clusters by their matched true class and
     marks the points drawn in another class than their own (``wrong``); ``previous`` (the state
     before, e.g. the last half-step) marks the points whose label changed since (``changed``).
+    ``ignored`` masks the must-links and cannot-links the algorithm does not use.
     """
     vm = view_map or ViewMap.of(dataset)
     xy = dataset.view
@@ -85,6 +90,9 @@ def build_frame(dataset: Dataset, constraints: Constraints | None, state: State 
                   must_ok=np.ones(constraints.n_must_link, dtype=bool),
                   cannot_ok=np.ones(constraints.n_cannot_link, dtype=bool),
                   regions=regions, title=title, message=message)
+    if ignored is not None:
+        frame.must_ignored = np.asarray(ignored[0], dtype=bool)
+        frame.cannot_ignored = np.asarray(ignored[1], dtype=bool)
     if init_means is not None and len(init_means):
         frame.init_means = vm.to_view(init_means)
     if state is None:
@@ -102,6 +110,10 @@ def build_frame(dataset: Dataset, constraints: Constraints | None, state: State 
     if previous is not None and np.shape(previous.labels) == np.shape(state.labels):
         frame.changed = np.asarray(previous.labels) != np.asarray(state.labels)
     frame.must_ok, frame.cannot_ok = constraints.satisfied(state.labels)
+    if len(frame.must_ignored) == len(frame.must_ok):  # an unused link is never "violated"
+        frame.must_ok = frame.must_ok | frame.must_ignored
+    if len(frame.cannot_ignored) == len(frame.cannot_ok):
+        frame.cannot_ok = frame.cannot_ok | frame.cannot_ignored
     model = state.model
     coc = model.get("class_of_component")
 

@@ -24,6 +24,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..errors import PairlabError
 from .controller import html_escape
+from .dockfit import DockFitter
 from .editing import Editing
 from .explain_panel import ExplanationPanel
 from .files import Files
@@ -78,6 +79,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_dock()
         self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.explanation.dock)
         self.explanation.dock.hide()  # F3 (View menu) shows it; it must not widen a small window
+        self.explanation_fit = DockFitter(self, self.explanation.dock)  # never cut on the right
         self._build_menus()
         self.sync_dataset_form()
         self.sync_panes()

@@ -79,9 +79,9 @@ class CanvasLayers:
         self.exemplar_lines = pg.PlotCurveItem(connect="pairs")
         self.exemplar_lines.setZValue(-20)
         self.ellipse_items: list[pg.PlotCurveItem] = []
-        self.links = {
+        self.links = {  # "..._ignored": links the algorithm does not use, drawn faded
             key: pg.PlotCurveItem(connect="pairs", antialias=True)
-            for key in ("must", "cannot")
+            for key in ("must", "cannot", "must_ignored", "cannot_ignored")
         }
         self.scatter = pg.ScatterPlotItem(pxMode=True, hoverable=False)
         self.scatter.setZValue(0)
@@ -135,11 +135,18 @@ class CanvasLayers:
         self._full = [pg.mkBrush(qcolor(rgb)) for rgb in OKABE_ITO]
         self._class_pens = [make_pen(rgb, s.line_width) for rgb in OKABE_ITO]
         self._class_pens2 = [make_pen(rgb, max(1.0, s.line_width * 0.6), alpha=150) for rgb in OKABE_ITO]
+        # empty the scatter first: setSize and setPen visit every point in Python (2.5 s at
+        # 20,000 points when F11 switched styles); show() below puts the points back once
+        self.scatter.clear()
+        self._xy = None
         self.scatter.setSize(s.point_size)
         self.scatter.setPen(pg.mkPen(255, 255, 255, 170, width=0.6) if s.point_outline == 0
                             else pg.mkPen(INK, width=s.point_outline))
         self.links["must"].setPen(make_pen(INK, s.link_width))
         self.links["cannot"].setPen(make_pen(INK, s.link_width, style=QtCore.Qt.PenStyle.DashLine))
+        self.links["must_ignored"].setPen(make_pen(GREY, s.link_width * 0.7, alpha=110))
+        self.links["cannot_ignored"].setPen(make_pen(GREY, s.link_width * 0.7, alpha=110,
+                                                     style=QtCore.Qt.PenStyle.DashLine))
         self.exemplar_lines.setPen(make_pen((120, 120, 120), max(0.8, s.line_width * 0.5), alpha=140))
         font = QtGui.QFont()
         font.setPointSize(s.font_size)
@@ -182,6 +189,7 @@ class CanvasLayers:
         self._show_marks(frame)
         if self.legend is not None and frame.n_true_classes != self._legend_classes:
             self._rebuild_legend(frame.n_true_classes)
+        self.place_legend()
         self.info.setText(frame.info)
         self.message.setText(frame.message or "")
         self.message.setVisible(bool(frame.message))
@@ -258,7 +266,7 @@ class CanvasLayers:
             item.setVisible(self.show_links)
         if not self.show_links:
             return
-        for key, segs in (("must", frame.must_link), ("cannot", frame.cannot_link)):
+        for key, segs in _link_groups(frame):
             item = self.links[key]
             if np.array_equal(segs, self._shown_links.get(key)):
                 item.setVisible(len(segs) > 0)
@@ -366,6 +374,46 @@ class CanvasLayers:
     def set_range(self, rect: tuple[float, float, float, float]) -> None:
         x0, y0, w, h = rect
         self.vb.setRange(xRange=(x0, x0 + w), yRange=(y0, y0 + h), padding=0)
+
+    def legend_corners(self) -> dict[tuple[int, int], int]:
+        """How many points the legend would cover in each corner of the view, keyed by the
+        corner's (x side, y side): -1 left / bottom, +1 right / top."""
+        legend, frame = self.legend, self.frame
+        if legend is None or frame is None or not len(frame.xy):
+            return {}
+        (x0, x1), (y0, y1) = self.vb.viewRange()
+        px, py = self.vb.viewPixelSize()
+        rect = legend.boundingRect()
+        w, h = (rect.width() + 8) * px, (rect.height() + self._legend_top()) * py
+        xy = frame.xy
+        out = {}
+        for sx in (-1, 1):
+            for sy in (-1, 1):
+                left = x0 if sx < 0 else x1 - w
+                bottom = y0 if sy < 0 else y1 - h
+                inside = ((xy[:, 0] >= left) & (xy[:, 0] <= left + w)
+                          & (xy[:, 1] >= bottom) & (xy[:, 1] <= bottom + h))
+                out[(sx, sy)] = int(inside.sum())
+        return out
+
+    def _legend_top(self) -> float:
+        """Pixels kept free above a legend in a top corner (the info line)."""
+        return 8 + 2.2 * self.style.font_size * 96 / 72
+
+    def place_legend(self) -> None:
+        """Put a visible legend in the corner of the view where it covers the fewest points
+        (top right first on ties)."""
+        legend = self.legend
+        if legend is None or not legend.isVisible():
+            return
+        counts = self.legend_corners()
+        if not counts:
+            return
+        order = [(1, 1), (-1, 1), (1, -1), (-1, -1)]
+        sx, sy = min(order, key=lambda c: (counts[c], order.index(c)))
+        offset = (8 if sx < 0 else -8, -8 if sy < 0 else self._legend_top())
+        if tuple(legend.opts.get("offset") or ()) != offset:
+            legend.setOffset(offset)
 
     def _rebuild_legend(self, classes: int) -> None:
         visible = self.legend is not None and self.legend.isVisible()
@@ -494,6 +542,18 @@ class _IterationAxis(pg.AxisItem):
         return levels
 
 
+def _link_groups(frame: Frame) -> list[tuple[str, np.ndarray]]:
+    """The frame's link segments by how they are drawn: used, or ignored by the algorithm."""
+    out = []
+    for kind, segs, ignored in (("must", frame.must_link, frame.must_ignored),
+                                ("cannot", frame.cannot_link, frame.cannot_ignored)):
+        if len(ignored) != len(segs) or not ignored.any():
+            out += [(kind, segs), (f"{kind}_ignored", segs[:0])]
+        else:
+            out += [(kind, segs[~ignored]), (f"{kind}_ignored", segs[ignored])]
+    return out
+
+
 class ObjectivePlot(pg.PlotWidget):
     """The objective of every stored state against iteration, with the current one marked.
 
@@ -529,6 +589,7 @@ class ObjectivePlot(pg.PlotWidget):
         self.skip_first = True
         self.label_cap = 11  # largest axis-label font (points)
         self._values: np.ndarray | None = None
+        self._x_end = 1
         self._label: tuple[str, int, int] | None = None
 
     def set_skip_first(self, on: bool) -> None:
@@ -536,11 +597,13 @@ class ObjectivePlot(pg.PlotWidget):
         if self._values is not None:
             self._fit(self._values)
 
-    def _fit(self, values: np.ndarray) -> None:
+    def _fit(self, values: np.ndarray, index: float = 0.0) -> None:
         """Set both ranges for the curve ``values`` (once per change of curve or zoom)."""
         plot = self.getPlotItem()
-        # iterations from 0 to the last stored one (at least 0..1, never "x0.001" around 0)
-        plot.setXRange(0, max(values.size - 1, 1), padding=0.03)
+        # iterations from 0 to the last stored one or the half-step being made after it (at
+        # least 0..1, never "x0.001" around 0)
+        self._x_end = max(values.size - 1, math.ceil(index), 1)
+        plot.setXRange(0, self._x_end, padding=0.03)
         first = 1 if self.skip_first and values.size >= 3 else 0
         shown = values[first:]
         shown = shown[np.isfinite(shown)]
@@ -550,7 +613,10 @@ class ObjectivePlot(pg.PlotWidget):
         pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.01, 1e-3)
         plot.setYRange(lo - pad, hi + pad, padding=0)
 
-    def show_values(self, values: np.ndarray, index: float, name: str, font_size: int = 9) -> None:
+    def show_values(self, values: np.ndarray, index: float, name: str, font_size: int = 9,
+                    value: float | None = None) -> None:
+        """Plot ``values`` and mark iteration ``index`` (``x.5`` at a half-step), at ``value``
+        when given (the half-state's objective) else at the iteration's stored objective."""
         values = np.asarray(values, dtype=float)
         plot = self.getPlotItem()
         finite = np.isfinite(values)
@@ -564,11 +630,11 @@ class ObjectivePlot(pg.PlotWidget):
             self._values = None
             self.cursor.setValue(index)
             return
-        if not np.array_equal(values, self._values, equal_nan=True):
+        if not np.array_equal(values, self._values, equal_nan=True) or index > self._x_end:
             x = np.arange(values.size)
             self.curve.setData(x[finite], values[finite])
             self._values = values
-            self._fit(values)
+            self._fit(values, index)
         font_size = min(font_size, self.label_cap)  # long names must fit beside a short plot
         room = max(self.height() - 45, 40)  # pixels along the rotated axis label
         if (name, font_size, room) != self._label:
@@ -579,9 +645,12 @@ class ObjectivePlot(pg.PlotWidget):
             plot.setLabel("left", short, **{"font-size": f"{font_size}pt"})
             self.setToolTip(name)
             self._label = (name, font_size, room)
-        whole = float(index).is_integer()  # a half-step sits between two iterations
-        if whole and 0 <= index < values.size and finite[int(index)]:
-            self.marker.setData([index], [values[int(index)]])
+        # a half-step sits between two iterations: its own objective, else the one before it
+        at = math.floor(index)
+        if value is None and 0 <= at < values.size and finite[at]:
+            value = float(values[at])
+        if value is not None and math.isfinite(value):
+            self.marker.setData([index], [value])
         else:
             self.marker.setData([], [])
         self.cursor.setValue(index)

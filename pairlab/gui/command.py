@@ -173,8 +173,9 @@ def run(args: argparse.Namespace) -> int:
         if app.platformName() == "offscreen":
             quiet_offscreen()
     app.setApplicationName("pairlab")
-    interactive_start = not (headless or args.session or args.dataset or args.algorithm)
-    window = MainWindow(lab, autosave=not headless, offer_restore=interactive_start)
+    # a crashed session's autosave is offered (and kept until answered) however the app starts,
+    # --dataset, --algorithm and --session included; only a headless screenshot leaves it alone
+    window = MainWindow(lab, autosave=not headless, offer_restore=not headless)
     window.resize(width, height)
     if args.legend:
         window.presentation.act_legend.setChecked(True)

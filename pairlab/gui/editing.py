@@ -167,6 +167,11 @@ class Editing(Controller):
                 w.setup.sync_configs()
                 w.presentation.fit_views()
             w.setup_changed()
+            lab = self.lab
+            data = (f"data set {lab.dataset_name} (seed {lab.dataset_seed}), "
+                    if (lab.dataset_name, lab.dataset_params, lab.dataset_seed) != before else "")
+            w.status.showMessage(f"Undone: {data}{len(lab.base.must_link)} must-link(s) and "
+                                 f"{len(lab.base.cannot_link)} cannot-link(s) as before.", 6000)
         else:
             self.window.status.showMessage("Nothing to undo.", 3000)
 
@@ -257,14 +262,18 @@ class Editing(Controller):
                 if self.pending_point is not None:
                     status.showMessage(f"Point {i} selected; click the second point "
                                        "(Esc cancels).")
+                else:
+                    status.showMessage(f"Point {i} unselected; no link drawn.", 3000)
                 self.window.refresh()
                 return
             first, self.pending_point = self.pending_point, None
+            kind = "must-link" if self.tool == "must" else "cannot-link"
             if lab.add_link(self.tool, first, i):
-                kind = "must-link" if self.tool == "must" else "cannot-link"
                 status.showMessage(f"Added a {kind} between points {first} and {i}.", 4000)
                 self.window.setup_changed()
-            else:
+            else:  # never leave "click the second point" up after the second click
+                status.showMessage(f"Points {first} and {i} already have a {kind}; nothing "
+                                   "changed.", 5000)
                 self.window.refresh()
         elif self.tool == "delete":
             pair = lab.link_at(x, y, px, py, HIT_RADIUS)

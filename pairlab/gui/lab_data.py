@@ -14,7 +14,11 @@ from ..draw.geometry import ViewMap, link_segments, nearest_point, nearest_segme
 from ..errors import InvalidInputError, PairlabError
 from .pane import Pane, class_count_params
 
-__all__ = ["LabData"]
+__all__ = ["MAX_POINTS", "LabData"]
+
+#: Most points the app loads: beyond, making the data, the runs and a frame freeze the window for
+#: seconds (two moons at 2,000,000 points took 8.8 s to load in the classroom trial).
+MAX_POINTS = 200_000
 
 
 class LabData:
@@ -39,6 +43,7 @@ class LabData:
     noise: float
     init_means: np.ndarray | None
     dropped_links: int
+    redrawn_links: int
     _undo: list[dict[str, Any]]
     _draws: int
 
@@ -73,9 +78,14 @@ class LabData:
         classes (:data:`CLASS_COUNT_PARAMS`).
         """
         old = self._snapshot() if self.dataset is not None else None
-        old_classes = self.n_classes
+        old_classes, previous = self.n_classes, self.dataset
         data = self._load_dataset(name, params, seed)
         keep = keep_links and old is not None and old["n_samples"] == data.n_samples
+        self.redrawn_links = 0
+        if keep and previous is not None and len(self.base) and not np.array_equal(previous.X,
+                                                                                   data.X):
+            # the same indices name other points now: links must not silently turn wrong
+            keep = self._redraw_stale_links(previous, data)
         self.dropped_links = 0 if keep else len(self.base)
         if undoable and old is not None:
             self._undo.append(old)
@@ -91,11 +101,44 @@ class LabData:
         self._constraints_changed()
         return data
 
+    def _redraw_stale_links(self, previous: Dataset, data: Dataset) -> bool:
+        """After the points changed under the same indices, redraw from the same rule (random
+        pairs of the true classes) every link whose agreement with the classes changed, and
+        set :attr:`redrawn_links`; False (drop them all) when either data set has no classes."""
+        if previous.y is None or data.y is None:
+            return False
+        ml, cl = self._pair_lists()
+        old_y, new_y = np.asarray(previous.y), np.asarray(data.y)
+
+        def stale(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+            return [(a, b) for a, b in pairs
+                    if (old_y[a] == old_y[b]) != (new_y[a] == new_y[b])]
+
+        gone_m, gone_c = stale(ml), stale(cl)
+        if not gone_m and not gone_c:
+            return True
+        ml = [p for p in ml if p not in set(gone_m)]
+        cl = [p for p in cl if p not in set(gone_c)]
+        self._draw_pairs(ml, cl, len(gone_m), len(gone_c))
+        self.base = self._from_lists(ml, cl)
+        self.redrawn_links = len(gone_m) + len(gone_c)
+        return True
+
     def _load_dataset(self, name: str, params: Mapping[str, Any] | None, seed: int | None
                       ) -> Dataset:
         spec = self.registry.dataset(name)
         seed = self.dataset_seed if seed is None else int(seed)
+        asked = dict(params or {}).get("n_samples")
+        if isinstance(asked, int | float) and asked > MAX_POINTS:
+            raise InvalidInputError(
+                f"n_samples = {int(asked):,} is more than the app draws ({MAX_POINTS:,} points at "
+                "most: beyond, the window would freeze for seconds); use `pairlab run` for "
+                "larger data")
         data = spec.make(seed=seed, **dict(params or {}))
+        if data.n_samples > MAX_POINTS:
+            raise InvalidInputError(
+                f"{name} has {data.n_samples:,} points, more than the app draws ({MAX_POINTS:,} "
+                "at most); use `pairlab run` for larger data")
         self.dataset_name, self.dataset_seed = name, seed
         self.dataset_params = dict(data.source.get("params", {}))
         self.dataset = data
@@ -192,16 +235,25 @@ class LabData:
     def add_random_links(self, n_must: int, n_cannot: int) -> tuple[int, int]:
         """Draw links from the ground truth (the papers' protocol), skipping pairs already linked.
         Returns how many of each were added."""
-        from ..links import random_pairs
 
         if not self.has_truth:
             raise InvalidInputError(
                 f"data set {self.dataset_name!r} has no ground-truth labels to draw links from; "
                 "draw links by hand instead.")
-        assert self.dataset is not None
+        ml, cl = self._pair_lists()
+        added = self._draw_pairs(ml, cl, n_must, n_cannot)
+        if added != (0, 0):
+            self.set_constraints(self._from_lists(ml, cl))
+        return added
+
+    def _draw_pairs(self, ml: list[tuple[int, int]], cl: list[tuple[int, int]], n_must: int,
+                    n_cannot: int) -> tuple[int, int]:
+        """Append random pairs of the true classes to ``ml`` / ``cl``, skipping linked pairs."""
+        from ..links import random_pairs
+
+        assert self.dataset is not None and self.dataset.y is not None
         self._draws += 1
         rng = np.random.default_rng([self.dataset_seed, 104729, self._draws])
-        ml, cl = self._pair_lists()
         have = set(ml) | set(cl)
         added = [0, 0]
         for attempt in range(4):
@@ -218,8 +270,6 @@ class LabData:
                     have.add((a, b))
                     target.append((a, b))
                     added[slot] += 1
-        if added != [0, 0]:
-            self.set_constraints(self._from_lists(ml, cl))
         return added[0], added[1]
 
     def clear_links(self) -> None:

@@ -77,7 +77,10 @@ class LabViews:
             return cached
         region = None
         message = pane.error
-        if regions and state is not None and pane.algorithm.can_predict():
+        # beyond two features the view plane through the mean cuts the model where few points
+        # lie (one flat colour under points of every class): regions only for 2-D data
+        flat = self.dataset.n_features > 2
+        if regions and state is not None and pane.algorithm.can_predict() and not flat:
             try:
                 region = self.regions(pane, state, (index, half), regions_resolution)
             except Exception as exc:  # predict_proba is plugin code too
@@ -97,7 +100,11 @@ class LabViews:
         frame = build_frame(self.dataset, self.constraints, state, view_map=self.view_map,
                             init_means=self.init_means, regions=region, title=pane.title,
                             info=info, message=message, match_truth=match,
-                            previous=previous_state)
+                            previous=previous_state,
+                            ignored=None if run is None else run.algorithm.ignored_links())
+        if regions and flat and state is not None and pane.algorithm.can_predict():
+            frame.info += (f"   (decision regions: 2-D data only; this data has "
+                           f"{self.dataset.n_features} features)")
         if state is None and pane.error is None:
             frame.info = "initialising..."
             if previous is not None and previous.n_points == frame.n_points:
@@ -141,6 +148,27 @@ class LabViews:
                        if chosen is None or e.name in chosen]
             pane.cache[key] = evaluate(state.labels, self.dataset.y, self.constraints, metrics)
         return pane.cache[key]
+
+    def distinct_params(self, pane: Pane) -> str:
+        """The parameters that tell ``pane`` apart from the other panes of its algorithm, as
+        "name value, ..." (e.g. "must link weight 1.3"); "" when no other pane runs it."""
+        others = [p for p in self.panes if p is not pane and p.algorithm is pane.algorithm]
+        if not others:
+            return ""
+        defaults = {p.name: p.default for p in pane.algorithm.params}
+
+        def value(p: Pane, name: str) -> Any:
+            return p.params.get(name, defaults.get(name))
+
+        parts = []
+        for name in defaults:
+            mine = value(pane, name)
+            if isinstance(mine, np.ndarray) or name == "means_init":
+                continue
+            if any(value(o, name) != mine for o in others):
+                shown = f"{mine:g}" if isinstance(mine, float) else str(mine)
+                parts.append(f"{name.replace('_', ' ')} {shown}")
+        return ", ".join(parts)
 
     def metric_titles(self) -> dict[str, str]:
         return {e.name: e.obj.title for e in self.registry.entries("metrics")}

@@ -69,6 +69,7 @@ class Lab(LabData, Timeline, LabViews):
         self._undo: list[dict[str, Any]] = []
         #: Links the last :meth:`set_dataset` dropped (0 when they were kept).
         self.dropped_links = 0
+        self.redrawn_links = 0
         self._draws = 0
         self.constraints_version = 0
         #: Draw each cluster in the colour of its matched true class (when there is a truth).

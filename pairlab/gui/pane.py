@@ -66,11 +66,22 @@ class Pane:
         self.generation += 1
         self.cache.clear()
 
+    def ignored_note(self) -> str:
+        """Which links the algorithm does not use ("" when it uses every link it is given)."""
+        if self.run is None:
+            return ""
+        ml, cl = self.run.algorithm.ignored_links()
+        parts = [f"{int(m.sum())} {kind}-link(s)" for m, kind in ((ml, "must"), (cl, "cannot"))
+                 if m.any()]
+        return f"ignores {' and '.join(parts)} (drawn faded)" if parts else ""
+
     def status(self) -> str:
         if self.error is not None:
             return "stopped: error"
         if self.run is None:
             return "starting"
+        if self.run.converged and self.algorithm.fixed_steps:  # no test: it just stopped
+            return f"finished {self.last_index} {self.algorithm.fixed_steps}"
         if self.run.converged:
             return f"converged at iteration {self.last_index}"
         if self.last_index >= self.limit:

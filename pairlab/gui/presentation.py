@@ -253,14 +253,21 @@ class Presentation(Controller):
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
             view.header.setText(self._header(pane))
+            view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.distinct_params(pane),
+                                                          pane.status(),
+                                                          pane.ignored_note()) if x))
             view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles))
 
     def _header(self, pane: Pane) -> str:
         size = self.canvas_style.title_size + 1
+        chosen = self.lab.distinct_params(pane)
+        title = pane.title + (f" ({chosen})" if chosen else "")
         status = pane.status()
         colour = "#b00020" if pane.error else ("#0a7d32" if "converged" in status else "#555")
-        return (f"<span style='font-size:{size}pt'><b>{html_escape(pane.title)}</b></span>"
-                f"&nbsp;&nbsp;<span style='color:{colour}'>{html_escape(status)}</span>")
+        note = pane.ignored_note()
+        note = f"&nbsp;&nbsp;<span style='color:#8a5a00'>{html_escape(note)}</span>" if note else ""
+        return (f"<span style='font-size:{size}pt'><b>{html_escape(title)}</b></span>"
+                f"&nbsp;&nbsp;<span style='color:{colour}'>{html_escape(status)}</span>{note}")
 
     def _metrics_text(self, values: dict[str, float], titles: dict[str, str]) -> str:
         if not values:

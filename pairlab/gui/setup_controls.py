@@ -125,9 +125,18 @@ class SetupControls(Controller):
         if self.dataset_form is None:
             return
         values = self.dataset_form.values()
-        if self.dataset_form.errors:
-            return
+        if self.dataset_form.errors:  # keep the last good value of a field in error
+            self._say_kept(self.dataset_form.errors)
+            if self.form_dataset != self.lab.dataset_name:
+                return
+            values = {**self.lab.dataset_params, **values}
         self._load(self.form_dataset, values)
+
+    def _say_kept(self, errors: dict[str, str]) -> None:
+        """Say which fields are in error and that their last valid value is still used."""
+        names = ", ".join(name.replace("_", " ") for name in errors)
+        first = next(iter(errors.values()))
+        self.window.status.showMessage(f"{first} ({names}: the last valid value is kept)", 10000)
 
     def _load(self, name: str, values: dict | None) -> None:
         """Load data set ``name``; the same data set keeps its links when the number of points
@@ -143,7 +152,12 @@ class SetupControls(Controller):
         w.presentation.fit_views()
         w.setup_changed()
         dropped = self.lab.dropped_links
-        if dropped:
+        if self.lab.redrawn_links:
+            n = self.lab.redrawn_links
+            w.status.showMessage(f"New points under the same indices: {n} link(s) no longer "
+                                 "matched the true classes and were drawn again (random pairs of "
+                                 "the classes); Ctrl+Z brings the old data and links back.", 15000)
+        elif dropped:
             why = "the number of points changed" if same else "a new data set"
             w.status.showMessage(f"{dropped} link(s) dropped ({why}); Ctrl+Z brings them back.",
                                  10000)
@@ -161,6 +175,10 @@ class SetupControls(Controller):
 
     def _pane_params_changed(self, index: int, values: dict) -> None:
         w = self.window
+        form = self.pane_configs[index].form if index < len(self.pane_configs) else None
+        if form is not None and form.errors:  # the other fields' edits still apply
+            self._say_kept(form.errors)
+            values = {**self.lab.panes[index].params, **values}
         if w.guard(self.lab.set_pane_params, index, values) is not w.ERROR:
             w.setup_changed()
 

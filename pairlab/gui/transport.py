@@ -306,9 +306,11 @@ class Transport(Controller):
         return False
 
     def step_back(self) -> None:
-        if self.window.executor.busy or self.lab.iteration == 0:
+        lab = self.lab
+        if self.window.executor.busy or (lab.iteration == 0 and not lab.on_half):
             return
-        self.lab.seek(min(self.lab.iteration, self.lab.max_index) - 1)
+        # on a half-step before iteration t, back is iteration t - 1 (the whole state it left)
+        lab.seek(min(lab.iteration, lab.max_index + 1 if lab.on_half else lab.max_index) - 1)
         self.window.refresh()
 
     def half_step(self) -> bool:

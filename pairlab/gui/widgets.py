@@ -184,9 +184,9 @@ class ParamForm(QtWidgets.QWidget):
             self._emit()
 
     def _emit(self, *args: object) -> None:
-        values = self.values()
-        if not self._errors:
-            self.changed.emit(values)
+        """Emit the valid values: a field in error (marked red, its value left out, so the
+        receiver keeps the last good one) never blocks the edits of the other fields."""
+        self.changed.emit(self.values())
 
 
 class PaneConfig(QtWidgets.QGroupBox):
@@ -268,8 +268,19 @@ class PaneView(QtWidgets.QFrame):
         layout.addWidget(self.metrics)
         layout.addStretch(0)  # takes the room a height-capped canvas leaves (Presentation)
         self.frame: Frame | None = None
+        self._fit_header(style)
+
+    def _fit_header(self, style: Style) -> None:
+        """Every header is two lines high, however its text wraps, so that the canvases of a
+        row of panes line up (the full text is in the tooltip)."""
+        font = QtGui.QFont(self.header.font())
+        font.setPointSize(style.title_size + 1)
+        self.header.setFixedHeight(2 * QtGui.QFontMetrics(font).lineSpacing() + 4)
+        self.header.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft
+                                 | QtCore.Qt.AlignmentFlag.AlignTop)
 
     def set_style(self, style: Style) -> None:
+        self._fit_header(style)
         self.canvas.layers.set_style(style)
         big = style.font_size > 12
         self.objective.setMaximumHeight(220 if big else 150)

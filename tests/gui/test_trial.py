@@ -49,8 +49,13 @@ def test_a_data_parameter_that_keeps_the_points_keeps_the_links(qtbot, registry)
     form.fields["noise"].editingFinished.emit()
     assert window.wait_idle(10)
     assert lab.dataset_params["noise"] == 0.2 and lab.base.to_dict() == links
-    window.setup.data_seed.setValue(5)  # a new data seed: same indices, links kept too
-    assert window.wait_idle(10) and lab.dataset_seed == 5 and lab.base.to_dict() == links
+    window.setup.data_seed.setValue(5)  # a new data seed: the links that turned wrong are redrawn
+    assert window.wait_idle(10) and lab.dataset_seed == 5
+    y, base = lab.dataset.y, lab.base
+    assert (len(base.must_link), len(base.cannot_link)) == (2, 2)
+    assert all(y[a] == y[b] for a, b in base.must_link)
+    assert all(y[a] != y[b] for a, b in base.cannot_link)
+    links = base.to_dict()
     form = window.setup.dataset_form
     form.fields["n_samples"].setValue(80)  # other points: the links go, undoably, with a word
     assert window.wait_idle(10)

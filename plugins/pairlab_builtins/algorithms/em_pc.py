@@ -215,6 +215,11 @@ class EMPC(MixtureAlgorithm):
                 f"em-pc uses cannot-links only (Graça et al.'s clustering constraints); "
                 f"{c.n_must_link} must-link(s) are ignored.", UserWarning, stacklevel=2)
 
+    def ignored_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every must-link, and cannot-links of confidence 0: EM-PC uses the others only."""
+        c = self.constraints
+        return np.ones(c.n_must_link, dtype=bool), ~(c.cl_confidence > 0)
+
     def e_step(self, parameters: tuple[np.ndarray, ...], prec_chol: np.ndarray,
                previous: Mapping[str, Any]) -> EStep:
         """The posterior projected onto the cannot-link set, q* = arg min_{q in Q} KL(q ||

@@ -79,6 +79,11 @@ class SSAPL(ChooserAlgorithm):
                           f"{self.constraints.n_cannot_link} cannot-link(s) are ignored.",
                           UserWarning, stacklevel=2)
 
+    def ignored_links(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every cannot-link: SSAP-L uses must-links only."""
+        c = self.constraints
+        return np.zeros(c.n_must_link, dtype=bool), np.ones(c.n_cannot_link, dtype=bool)
+
     def build(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         node = self.constraints.chunklet_index
         r = int(node.max()) + 1

@@ -57,6 +57,7 @@ class TVClust(TVClustModel):
 
     name = "tvclust"
     title = "TVClust (Gibbs sampler)"
+    fixed_steps = "sweeps"  # a Markov chain has no convergence test (see converged)
     citation = ("Khashabi, Wieting, Liu & Liang (2015), Clustering with side information: from a "
                 "probabilistic model to a deterministic algorithm, arXiv:1508.06235, section 3.3")
     params = (
