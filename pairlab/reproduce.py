@@ -30,6 +30,7 @@ from .argtypes import non_negative_int, positive_int
 from .constraints import atomic_write_text
 from .errors import InvalidInputError
 from .extras import GUI_INSTALL, missing_gui
+from .params import parse_assignments
 from .reproduction import Reproduction, ReproductionError, jsonable
 from .sweep.engine import run_tasks
 from .sweep.executors import Task, make_executor
@@ -75,8 +76,10 @@ def reproduce(
 ) -> dict[str, Any]:
     """Run ``recipe``'s trials through the engine, summarise, check claims, write outputs.
 
-    Trials run in ``jobs`` local processes or on the Dask cluster ``scheduler`` and are stored one
-    by one under ``OUT/.trials`` (so an interrupted run continues; ``fresh`` recomputes). Writes
+    ``options`` is the dict :meth:`~pairlab.reproduction.Reproduction.options` builds (None: the
+    recipe's defaults). Trials run in ``jobs`` local processes or on the Dask cluster
+    ``scheduler`` and are stored one by one under ``OUT/.trials`` (so an interrupted run
+    continues; ``fresh`` recomputes). Writes
     NAME.json (numbers, options, per-trial seeds, claims, provenance), NAME.csv (curves,
     if any) and, with ``render``, NAME.png and NAME.svg. Returns the JSON document.
     """
@@ -89,7 +92,7 @@ def reproduce(
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
         raise InvalidInputError(f"--jobs must be >= 1, got {jobs}")
-    options = dict(options or {})
+    options = recipe.options() if options is None else dict(options)
     grid = recipe.grid(options)
     spec = None
     if grid is not None:
@@ -179,7 +182,7 @@ def reproduce_all(
             print(f"== {recipe.name}: {recipe.title}", file=progress, flush=True)
         try:
             doc = reproduce(recipe, out / recipe.name, trials=trials, seed=args.seed,
-                            jobs=args.jobs, options=recipe.options(args),
+                            jobs=args.jobs, options=recipe_options(recipe, args, strict=False),
                             render=not args.no_render, progress=progress,
                             argv=getattr(args, "argv", None), scheduler=args.scheduler,
                             fresh=args.fresh)
@@ -217,7 +220,66 @@ def _curves_csv(curves: dict[str, dict[str, Sequence[float]]]) -> str:
 
 
 # -- command line -----------------------------------------------------------------------------
+def recipe_options(recipe: Reproduction, args: argparse.Namespace, *, strict: bool = True
+                   ) -> dict[str, Any]:
+    """The options of ``recipe`` from the command line: ``--data-dir`` and ``--quick`` set the
+    declared ``data_dir`` and ``quick``, ``--set KEY=VALUE`` any declared option. With ``strict``
+    (one recipe), ``--data-dir`` for a recipe that reads no data files is an error; ``--all``
+    passes it only to the recipes that declare it."""
+    declared = {p.name for p in recipe.params}
+    given: dict[str, Any] = {}
+    if args.data_dir is not None:
+        if "data_dir" in declared:
+            given["data_dir"] = args.data_dir
+        elif strict:
+            raise InvalidInputError(f"reproduction {recipe.name!r} reads no data files: "
+                                    "--data-dir is not one of its options")
+    if args.quick and "quick" in declared:
+        given["quick"] = True
+    owner = f"reproduction {recipe.name!r}"
+    given.update(parse_assignments(recipe.params, args.set or [], owner=owner))
+    return recipe.options(given)
+
+
+def describe_params(recipe: Reproduction) -> str:
+    """The options of ``recipe`` as ``--help`` lists them."""
+    if not recipe.params:
+        return f"{recipe.name} has no options."
+    lines = [f"options of {recipe.name} (--set KEY=VALUE; --data-dir sets data_dir, --quick quick):"]
+    for p in recipe.params:
+        extra = f", one of {list(p.choices)}" if p.choices else ""
+        bounds = "" if p.low is None and p.high is None else (
+            f", range {'(' if p.low_open else '['}{p.low}, {p.high}{')' if p.high_open else ']'}")
+        lines.append(f"  {p.name} ({p.type_name}, default {p.to_json(p.default)!r}{extra}{bounds})"
+                     f": {p.help}")
+    return "\n".join(lines)
+
+
+class _RecipeHelp(argparse.Action):
+    """``-h``/``--help``: the command's help, then the options of the recipe NAME if one is given."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show this help (with NAME: also the recipe's options) and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        parser.print_help()
+        name = getattr(namespace, "name", None)
+        if name:
+            from .errors import PairlabError
+            from .registry import get_registry
+
+            try:
+                print("\n" + describe_params(get_registry().reproduction(name)))
+            except PairlabError as exc:
+                print(f"\npairlab: {exc}", file=sys.stderr)
+                parser.exit(2)
+        parser.exit()
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-h", "--help", action=_RecipeHelp)
     parser.add_argument("name", nargs="?", help="reproduction name (see --list)")
     parser.add_argument("--list", action="store_true", help="list reproductions")
     parser.add_argument("--all", action="store_true",
@@ -239,6 +301,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exit with status 3 when a claim of the paper does not hold")
     parser.add_argument("--data-dir", default=None, metavar="DIR",
                         help="folder with the paper's UCI files (e.g. haberman.data)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="a recipe option (listed by `pairlab reproduce NAME --help`)")
     parser.add_argument("--no-render", action="store_true", help="compute and write JSON only")
 
 
@@ -283,7 +347,7 @@ def run(args: argparse.Namespace) -> int:
         recipe.quick_trials if args.quick else None)
     out = args.out or os.path.join("reproductions", recipe.name)
     doc = reproduce(recipe, out, trials=trials, seed=args.seed, jobs=args.jobs,
-                    options=recipe.options(args), render=not args.no_render,
+                    options=recipe_options(recipe, args), render=not args.no_render,
                     argv=getattr(args, "argv", None), scheduler=args.scheduler, fresh=args.fresh)
     engine = doc["engine"]
     reused = f", {engine['stored']} reused from {out}/{TRIALS_DIR}" if engine["stored"] else ""

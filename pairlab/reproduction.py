@@ -1,4 +1,4 @@
-"""The reproduction recipe type a ``pairlab_reproductions`` hook returns, its claims and results.
+r"""The reproduction recipe type a ``pairlab_reproductions`` hook returns, its claims and results.
 
 A recipe (:class:`Reproduction`) splits into
 
@@ -12,21 +12,32 @@ A recipe (:class:`Reproduction`) splits into
 * :meth:`Reproduction.claims` — the paper's statements checked against the computed numbers;
 * :meth:`Reproduction.render` — draws the figure (PNG and SVG) with the same canvas code as the GUI.
 
+A recipe's options are declared :class:`~pairlab.params.Param` objects (:attr:`Reproduction.params`,
+e.g. :data:`DATA_DIR` and :data:`QUICK`), validated like an algorithm's; :meth:`Reproduction.options`
+turns given values into the options dict its other methods receive.
+
 This module imports nothing of the registry; :mod:`pairlab.reproduce` runs recipes.
 """
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from .errors import PairlabError
 from .jsontext import json_ready
+from .params import Param, resolve_params
 
-__all__ = ["Claim", "Reproduction", "ReproductionError", "ReproductionResult", "jsonable"]
+__all__ = ["DATA_DIR", "QUICK", "Claim", "Reproduction", "ReproductionError", "ReproductionResult",
+           "jsonable"]
+
+#: the folder with the paper's data files (``--data-dir``); None: only the shipped data
+DATA_DIR = Param("data_dir", str, None, "folder with the paper's data files (e.g. haberman.data)",
+                 nullable=True)
+#: the smaller experiment CI runs (``--quick``): fewer budgets, rates or data sets
+QUICK = Param("quick", bool, False, "the smaller experiment CI runs (fewer budgets or data sets)")
 
 
 @dataclass
@@ -66,10 +77,19 @@ class Reproduction:
     description: ClassVar[str] = ""
     default_trials: ClassVar[int] = 1
     quick_trials: ClassVar[int] = 1
+    #: the recipe's options (``pairlab reproduce NAME --set KEY=VALUE``; ``--data-dir`` and
+    #: ``--quick`` set ``data_dir`` and ``quick`` when declared)
+    params: ClassVar[tuple[Param, ...]] = (DATA_DIR,)
 
-    def options(self, args: argparse.Namespace) -> dict[str, Any]:
-        """Recipe options taken from the command line (e.g. ``data_dir``)."""
-        return {"data_dir": getattr(args, "data_dir", None)}
+    def options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        r"""The options dict of a run: ``given`` validated against :attr:`params` (unknown names
+        and bad values raise InvalidInputError), defaults filled in, then passed through :meth:`expand`."""
+        return self.expand(resolve_params(self.params, given, owner=f"reproduction {self.name!r}"))
+
+    def expand(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Add the settings that follow from the declared values (e.g. the budgets of a quick
+        run) to ``values``; the default adds nothing."""
+        return values
 
     def trial(self, index: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
@@ -97,7 +117,8 @@ class Reproduction:
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "title": self.title, "aliases": list(self.aliases),
                 "paper": self.paper, "description": self.description,
-                "default_trials": self.default_trials, "params": []}
+                "default_trials": self.default_trials, "quick_trials": self.quick_trials,
+                "params": [p.describe() for p in self.params]}
 
 
 def jsonable(value: Any) -> Any:

@@ -559,7 +559,7 @@ def test_all_writes_an_index_whose_links_and_images_resolve(tmp_path, capsys):
 
     get_registry().register(_IndexPlugin(), name="index-plugin")
     args = SimpleNamespace(quick=False, trials=1, seed=0, jobs=1, scheduler=None, fresh=False,
-                           data_dir=None, no_render=False, argv=["reproduce", "--all"])
+                           data_dir=None, set=None, no_render=False, argv=["reproduce", "--all"])
     out = tmp_path / "all"
     names = ["fig8", "tiny-check", "broken-data", "shental-fig7"]
     entries = reproduce_all(out, args, names=names, progress=None)
