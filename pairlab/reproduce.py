@@ -198,6 +198,9 @@ def reproduce_all(
         entries.append(entry)
     header = {"command": " ".join(["pairlab", *(getattr(args, "argv", None) or sys.argv[1:])]),
               "quick": bool(args.quick), "seed": args.seed,
+              "printed values compared (agree within tolerance / compared)": "; ".join(
+                  f"{paper}: {agree}/{compared}" for paper, (compared, agree, _n)
+                  in printed_counts([e.doc for e in entries if e.doc]).items()) or "none",
               "total wall time": f"{time.perf_counter() - start:.1f} s",
               "CPUs": os.cpu_count(),
               "load average at start (1, 5, 15 min)": (
@@ -206,6 +209,27 @@ def reproduce_all(
                                       if load else "n/a")}
     write_index(out, entries, header)
     return entries
+
+
+def printed_counts(docs: Sequence[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
+    """Per paper: (printed values compared, how many agree within tolerance, how many could not
+    be judged for want of runs) over the claims of ``docs`` (extensions left out)."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for doc in docs:
+        printed = [c for c in doc["claims"] if "tolerance" in c and not c.get("extension")]
+        compared, agree, unjudged = out.get(doc["paper"], (0, 0, 0))
+        out[doc["paper"]] = (compared + len(printed), agree + sum(c["held"] for c in printed),
+                             unjudged + sum(not isinstance(c["tolerance"], float | int)
+                                            for c in printed))
+    return out
+
+
+def _print_printed(docs: Sequence[dict[str, Any]]) -> None:
+    for paper, (compared, agree, unjudged) in printed_counts(docs).items():
+        if compared:
+            alone = f" ({unjudged} with too few runs to judge)" if unjudged else ""
+            print(f"printed values of {paper.split(',')[0]}: {agree} of {compared} agree "
+                  f"within tolerance{alone}")
 
 
 def _curves_csv(curves: dict[str, dict[str, Sequence[float]]]) -> str:
@@ -316,8 +340,9 @@ def run(args: argparse.Namespace) -> int:
             return 2
         out = args.out or "reproductions"
         entries = reproduce_all(out, args)
-        n_held = sum(c["held"] for e in entries if e.doc for c in e.doc["claims"])
-        n_claims = sum(len(e.doc["claims"]) for e in entries if e.doc)
+        paper = [c for e in entries if e.doc for c in e.doc["claims"] if not c.get("extension")]
+        n_held, n_claims = sum(c["held"] for c in paper), len(paper)
+        extra = [c for e in entries if e.doc for c in e.doc["claims"] if c.get("extension")]
         for e in entries:
             if e.doc is None:
                 print(f"  [skipped ] {e.name}: {e.skipped}")
@@ -325,7 +350,11 @@ def run(args: argparse.Namespace) -> int:
                 held = sum(c["held"] for c in e.doc["claims"])
                 print(f"  [{held}/{len(e.doc['claims'])} held] {e.name}: "
                       f"{e.doc['provenance']['wall_seconds']:.1f} s")
-        print(f"{n_held} of {n_claims} claims held -> {os.path.join(out, 'index.html')}")
+        print(f"{n_held} of {n_claims} claims of the papers held -> {os.path.join(out, 'index.html')}")
+        if extra:
+            print(f"extensions (data the papers did not use, not in the totals): "
+                  f"{sum(c['held'] for c in extra)} of {len(extra)} held")
+        _print_printed([e.doc for e in entries if e.doc])
         if args.check and n_held < n_claims:
             print("pairlab: some claims of the paper did not hold (see the index)",
                   file=sys.stderr)
@@ -358,6 +387,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  [{mark}] {c['statement']} (measured: {c['measured']})")
     for note in doc["notes"]:
         print(f"  note: {note}")
+    _print_printed([doc])
     if args.check and not doc["all_claims_held"]:
         print("pairlab: some claims of the paper did not hold (see above)", file=sys.stderr)
         return 3

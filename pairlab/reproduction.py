@@ -21,17 +21,20 @@ This module imports nothing of the registry; :mod:`pairlab.reproduce` runs recip
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
+
+import numpy as np
 
 from .errors import PairlabError
 from .jsontext import json_ready
 from .params import Param, resolve_params
 
 __all__ = ["DATA_DIR", "QUICK", "Claim", "Reproduction", "ReproductionError", "ReproductionResult",
-           "jsonable"]
+           "jsonable", "printed_claim", "printed_tolerance"]
 
 #: the folder with the paper's data files (``--data-dir``); None: only the shipped data
 DATA_DIR = Param("data_dir", str, None, "folder with the paper's data files (e.g. haberman.data)",
@@ -43,18 +46,70 @@ QUICK = Param("quick", bool, False, "the smaller experiment CI runs (fewer budge
 @dataclass
 class Claim:
     """A statement of the paper checked on the reproduced numbers; ``paper`` is the value the
-    paper prints for it, when it prints one (shown next to ``measured`` on the index page)."""
+    paper prints for it, when it prints one (shown next to ``measured`` on the index page).
+
+    A comparison with a printed number (:func:`printed_claim`) also carries the ``difference``
+    (ours - paper), the ``tolerance`` it was judged by and the number of ``runs`` behind our value.
+    ``extension``: a claim on data the paper did not use, reported apart from the paper's totals.
+    """
 
     name: str
     statement: str
     measured: Any
     held: bool
     paper: Any = None
+    difference: float | None = None
+    tolerance: float | None = None
+    runs: int | None = None
+    extension: bool = False
+
+    @property
+    def printed(self) -> bool:
+        """A comparison with a number the paper prints (it has a tolerance)."""
+        return self.tolerance is not None
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "statement": self.statement,
-                "measured": jsonable(self.measured), "held": bool(self.held),
-                "paper": jsonable(self.paper)}
+        out = {"name": self.name, "statement": self.statement,
+               "measured": jsonable(self.measured), "held": bool(self.held),
+               "paper": jsonable(self.paper)}
+        if self.printed:
+            out.update(difference=jsonable(self.difference), tolerance=jsonable(self.tolerance),
+                       runs=self.runs)
+        if self.extension:
+            out["extension"] = True
+        return out
+
+
+def printed_tolerance(strata: Sequence[Sequence[float]], paper_runs: int, unit: float) -> float:
+    """The tolerance of a comparison with a printed value, one rule fixed before any run
+    (docs/reproductions.md, "Printed values"). Both our value and the paper's are means over G
+    settings (strata, e.g. the r x p grid of a table cell) of the runs in each; stratum g has n_g of
+    our runs with standard deviation s_g, and ``paper_runs`` of the paper's (which prints no
+    spread, so s_g stands for its spread too). Tolerance = half the printed value's last digit
+    ``unit`` (its rounding) + 2 standard errors of the difference of the two means:
+    ``unit / 2 + 2 sqrt(sum_g s_g^2 (1 / n_g + 1 / paper_runs)) / G``. NaN when a stratum has
+    fewer than two finite runs (no spread to judge by)."""
+    groups = [np.asarray([v for v in g if np.isfinite(v)], dtype=float) for g in strata]
+    if not groups or paper_runs < 1 or any(g.size < 2 for g in groups):
+        return math.nan
+    var = sum(float(np.var(g, ddof=1)) * (1 / g.size + 1 / paper_runs) for g in groups)
+    return unit / 2 + 2 * math.sqrt(var) / len(groups)
+
+
+def printed_claim(name: str, statement: str, paper: float, strata: Sequence[Sequence[float]], *,
+                  paper_runs: int, unit: float = 0.01, extension: bool = False) -> Claim:
+    """Our value, the mean over ``strata`` of the mean of each stratum's runs, against the paper's
+    printed ``paper`` (``paper_runs`` runs a stratum, printed to ``unit``): held when
+    ``|ours - paper| <= printed_tolerance(...)``; a claim that cannot be judged (a stratum with
+    fewer than two runs) does not hold. ``runs`` counts our runs."""
+    groups = [[float(v) for v in g if np.isfinite(v)] for g in strata]
+    means = [float(np.mean(g)) for g in groups if g]
+    ours = float(np.mean(means)) if means and len(means) == len(groups) else math.nan
+    tol = printed_tolerance(groups, paper_runs, unit)
+    diff = ours - float(paper)
+    held = bool(np.isfinite(tol) and abs(diff) <= tol)
+    return Claim(name, statement, ours, held, paper=paper, difference=diff, tolerance=tol,
+                 runs=sum(len(g) for g in groups), extension=extension)
 
 
 @dataclass

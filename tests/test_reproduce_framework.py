@@ -225,3 +225,37 @@ def test_every_recipe_module_is_registered_by_its_own_entry_point():
     hooked = {f"pairlab_builtins.reproductions.{p.stem}" for p in RECIPE_DIR.glob("*.py")
               if "def pairlab_reproductions" in p.read_text()}
     assert hooked == modules
+
+
+def test_printed_tolerance_follows_the_stated_rule():
+    import math
+
+    from pairlab.reproduction import printed_claim, printed_tolerance
+
+    runs = [0.70, 0.74, 0.78, 0.82]  # one setting: sd 0.0516
+    s = float(np.std(runs, ddof=1))
+    assert printed_tolerance([runs], 5, 0.01) == pytest.approx(0.005 + 2 * s * math.sqrt(1 / 4 + 1 / 5))
+    # two settings (e.g. two noise levels): their difference is not noise, only the spread within
+    two = [[0.70, 0.72], [0.90, 0.94]]
+    var = (np.var(two[0], ddof=1) + np.var(two[1], ddof=1)) * (1 / 2 + 1 / 5)
+    assert printed_tolerance(two, 5, 0.01) == pytest.approx(0.005 + 2 * math.sqrt(var) / 2)
+    assert math.isnan(printed_tolerance([[0.7], [0.7, 0.8]], 5, 0.01))  # a setting with one run
+    near = printed_claim("c", "a cell", 0.80, [runs], paper_runs=5)
+    assert near.held and near.difference == pytest.approx(-0.04) and near.runs == 4
+    far = printed_claim("c", "a cell", 0.90, [runs], paper_runs=5)
+    assert not far.held and far.describe()["tolerance"] == pytest.approx(near.tolerance)
+    assert printed_claim("c", "two", 0.815, two, paper_runs=5).measured == pytest.approx(0.815)
+    assert not printed_claim("c", "one run", 0.7, [[0.7]], paper_runs=5).held  # cannot be judged
+    assert "tolerance" not in Claim("q", "qualitative", 1, True).describe()
+
+
+def test_printed_counts_per_paper_leave_out_extensions():
+    from pairlab.reproduce import printed_counts
+
+    def c(held, tol=0.1, **kw):
+        return {"held": held, "tolerance": tol, **kw}
+
+    docs = [{"paper": "A", "claims": [c(True), c(False), c(False, "nan"), {"held": True}]},
+            {"paper": "A", "claims": [c(True), c(True, extension=True)]},
+            {"paper": "B", "claims": [{"held": False}]}]
+    assert printed_counts(docs) == {"A": (4, 2, 1), "B": (0, 0, 0)}
