@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from pairlab import Constraints, Dataset, hookimpl
-from pairlab.reproduction import DATA_DIR, QUICK, Claim, Reproduction, ReproductionResult
+from pairlab.reproduction import DATA_DIR, QUICK, Claim, Reproduction, ReproductionResult, printed_claim
 
 from .common import (
     make_dataset,
@@ -49,6 +49,8 @@ RELATIONS = (0, 10, 25, 50, 75, 100, 150)
 RELATIONS_QUICK = (0, 50, 150)
 #: the paper's accuracies without relations (section 5.1.3) and where hard-PPC ends
 PAPER_NO_RELATIONS = {"set1": 0.60, "set2": 0.75}
+#: realisations of the relations behind the paper's curves (Figs. 7 and 9: "100 random realization")
+PAPER_REALISATIONS = 100
 
 
 def _relation_sets(which: str, data_dir: str | None) -> tuple[dict[str, tuple[str, Dataset]], list[str]]:
@@ -174,6 +176,10 @@ class PPCRelations(Reproduction):
                                   for i in range(len(counts))])
                 cols[f"delta_{part}"] = delta.mean(axis=1)
                 cols[f"delta_{part}_sd"] = delta.std(axis=1)
+            # the GMM's training accuracy without relations, one value a realisation (printed
+            # values of section 5.1.3)
+            cols["trn_ppc_at_0_runs"] = [t[key][0]["ppc"][0] for t in trials
+                                         if counts[0] == 0 and t[key][0].get("ppc")]
             summary[key] = {"title": title, "n_samples": data.n_samples,
                             **{k: np.asarray(v).tolist() for k, v in cols.items()}}
             curves[key] = cols
@@ -241,10 +247,10 @@ class PPCFig6(PPCRelations):
                             "set too (gain from 0 to the most relations, per set)", gains,
                             all(g > 0.02 for g in gains.values())))
         for key, paper in PAPER_NO_RELATIONS.items():
-            got = _at(sets[key], "trn_ppc", 0)
-            claims.append(Claim(f"{key}_no_relations", f"{sets[key]['title']}: without relations "
-                                f"the GMM's accuracy is about the paper's {paper:.0%} (within 10 points)",
-                                got, abs(got - paper) <= 0.10))
+            claims.append(printed_claim(
+                f"{key}_no_relations", f"{sets[key]['title']}: without relations the GMM's "
+                f"training accuracy is the paper's {paper:.0%} (mean over realisations)",
+                paper, [sets[key]["trn_ppc_at_0_runs"]], paper_runs=PAPER_REALISATIONS))
         if all("trn_cop" in s for s in sets.values()):
             cop = _gains(sets, "trn_cop")
             claims.append(Claim("cop_flat", "hard-CKmeans shows no substantial improvement "
