@@ -269,7 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from . import reproduce
 
-    p = sub.add_parser("reproduce", help="regenerate a paper's figure")
+    p = sub.add_parser("reproduce", help="regenerate a paper's figure", add_help=False)
     reproduce.add_arguments(p)
     p.set_defaults(func=reproduce.run)
 

@@ -92,16 +92,21 @@ def pairlab_reproductions() -> list[Reproduction]:
     """Return :class:`pairlab.reproduction.Reproduction` objects: recipes for a paper's figure.
 
     Called once when the registry loads plugins; ``pairlab reproduce NAME`` runs one. A recipe
-    computes numbers (``compute``), renders them (``render``) and checks the paper's claims.
+    runs trials (``trial`` or a sweep ``grid``), combines them (``summarize``), checks the paper's
+    claims (``claims``) and draws the figure (``render``). Its options are declared ``Param`` objects
+    (``params``; ``DATA_DIR`` and ``QUICK`` from :mod:`pairlab.reproduction` are shared ones),
+    validated by ``options(given)``; the command line builds them from ``--data-dir``, ``--quick``
+    and ``--set KEY=VALUE``, and ``pairlab reproduce NAME --help`` lists them.
 
     Example::
 
-        from pairlab import hookimpl
-        from pairlab.reproduction import Reproduction
+        from pairlab import Param, hookimpl
+        from pairlab.reproduction import DATA_DIR, Reproduction
 
         class MyFigure(Reproduction):
             name = "my-fig1"
             title = "Figure 1 of my paper"
+            params = (DATA_DIR, Param("rate", float, 0.05, "share of pairs linked", low=0.0))
             ...
 
         @hookimpl

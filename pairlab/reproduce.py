@@ -30,6 +30,7 @@ from .argtypes import non_negative_int, positive_int
 from .atomic import atomic_write_text
 from .errors import InvalidInputError
 from .extras import GUI_INSTALL, missing_gui
+from .params import parse_assignments
 from .reproduction import Reproduction, ReproductionError, jsonable
 from .sweep.engine import STDERR, run_tasks
 from .sweep.executors import Task, make_executor
@@ -75,8 +76,10 @@ def reproduce(
 ) -> dict[str, Any]:
     """Run ``recipe``'s trials through the engine, summarise, check claims, write outputs.
 
-    Trials run in ``jobs`` local processes or on the Dask cluster ``scheduler`` and are stored one
-    by one under ``OUT/.trials`` (so an interrupted run continues; ``fresh`` recomputes). Writes
+    ``options`` is the dict :meth:`~pairlab.reproduction.Reproduction.options` builds (None: the
+    recipe's defaults). Trials run in ``jobs`` local processes or on the Dask cluster
+    ``scheduler`` and are stored one by one under ``OUT/.trials`` (so an interrupted run
+    continues; ``fresh`` recomputes). Writes
     NAME.json (numbers, options, per-trial seeds, claims, provenance), NAME.csv (curves,
     if any) and, with ``render``, NAME.png and NAME.svg. Returns the JSON document.
     """
@@ -89,7 +92,7 @@ def reproduce(
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     if jobs < 1:
         raise InvalidInputError(f"--jobs must be >= 1, got {jobs}")
-    options = dict(options or {})
+    options = recipe.options() if options is None else dict(options)
     grid = recipe.grid(options)
     spec = None
     if grid is not None:
@@ -179,7 +182,7 @@ def reproduce_all(
             print(f"== {recipe.name}: {recipe.title}", file=progress, flush=True)
         try:
             doc = reproduce(recipe, out / recipe.name, trials=trials, seed=args.seed,
-                            jobs=args.jobs, options=recipe.options(args),
+                            jobs=args.jobs, options=recipe_options(recipe, args, strict=False),
                             render=not args.no_render, progress=progress,
                             argv=getattr(args, "argv", None), scheduler=args.scheduler,
                             fresh=args.fresh)
@@ -195,6 +198,9 @@ def reproduce_all(
         entries.append(entry)
     header = {"command": " ".join(["pairlab", *(getattr(args, "argv", None) or sys.argv[1:])]),
               "quick": bool(args.quick), "seed": args.seed,
+              "printed values compared (agree within tolerance / compared)": "; ".join(
+                  f"{paper}: {agree}/{compared}" for paper, (compared, agree, _n)
+                  in printed_counts([e.doc for e in entries if e.doc]).items()) or "none",
               "total wall time": f"{time.perf_counter() - start:.1f} s",
               "CPUs": os.cpu_count(),
               "load average at start (1, 5, 15 min)": (
@@ -203,6 +209,27 @@ def reproduce_all(
                                       if load else "n/a")}
     write_index(out, entries, header)
     return entries
+
+
+def printed_counts(docs: Sequence[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
+    """Per paper: (printed values compared, how many agree within tolerance, how many could not
+    be judged for want of runs) over the claims of ``docs`` (extensions left out)."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for doc in docs:
+        printed = [c for c in doc["claims"] if "tolerance" in c and not c.get("extension")]
+        compared, agree, unjudged = out.get(doc["paper"], (0, 0, 0))
+        out[doc["paper"]] = (compared + len(printed), agree + sum(c["held"] for c in printed),
+                             unjudged + sum(not isinstance(c["tolerance"], float | int)
+                                            for c in printed))
+    return out
+
+
+def _print_printed(docs: Sequence[dict[str, Any]]) -> None:
+    for paper, (compared, agree, unjudged) in printed_counts(docs).items():
+        if compared:
+            alone = f" ({unjudged} with too few runs to judge)" if unjudged else ""
+            print(f"printed values of {paper.split(',')[0]}: {agree} of {compared} agree "
+                  f"within tolerance{alone}")
 
 
 def _curves_csv(curves: dict[str, dict[str, Sequence[float]]]) -> str:
@@ -217,7 +244,66 @@ def _curves_csv(curves: dict[str, dict[str, Sequence[float]]]) -> str:
 
 
 # -- command line -----------------------------------------------------------------------------
+def recipe_options(recipe: Reproduction, args: argparse.Namespace, *, strict: bool = True
+                   ) -> dict[str, Any]:
+    """The options of ``recipe`` from the command line: ``--data-dir`` and ``--quick`` set the
+    declared ``data_dir`` and ``quick``, ``--set KEY=VALUE`` any declared option. With ``strict``
+    (one recipe), ``--data-dir`` for a recipe that reads no data files is an error; ``--all``
+    passes it only to the recipes that declare it."""
+    declared = {p.name for p in recipe.params}
+    given: dict[str, Any] = {}
+    if args.data_dir is not None:
+        if "data_dir" in declared:
+            given["data_dir"] = args.data_dir
+        elif strict:
+            raise InvalidInputError(f"reproduction {recipe.name!r} reads no data files: "
+                                    "--data-dir is not one of its options")
+    if args.quick and "quick" in declared:
+        given["quick"] = True
+    owner = f"reproduction {recipe.name!r}"
+    given.update(parse_assignments(recipe.params, args.set or [], owner=owner))
+    return recipe.options(given)
+
+
+def describe_params(recipe: Reproduction) -> str:
+    """The options of ``recipe`` as ``--help`` lists them."""
+    if not recipe.params:
+        return f"{recipe.name} has no options."
+    lines = [f"options of {recipe.name} (--set KEY=VALUE; --data-dir sets data_dir, --quick quick):"]
+    for p in recipe.params:
+        extra = f", one of {list(p.choices)}" if p.choices else ""
+        bounds = "" if p.low is None and p.high is None else (
+            f", range {'(' if p.low_open else '['}{p.low}, {p.high}{')' if p.high_open else ']'}")
+        lines.append(f"  {p.name} ({p.type_name}, default {p.to_json(p.default)!r}{extra}{bounds})"
+                     f": {p.help}")
+    return "\n".join(lines)
+
+
+class _RecipeHelp(argparse.Action):
+    """``-h``/``--help``: the command's help, then the options of the recipe NAME if one is given."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show this help (with NAME: also the recipe's options) and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        parser.print_help()
+        name = getattr(namespace, "name", None)
+        if name:
+            from .errors import PairlabError
+            from .registry import get_registry
+
+            try:
+                print("\n" + describe_params(get_registry().reproduction(name)))
+            except PairlabError as exc:
+                print(f"\npairlab: {exc}", file=sys.stderr)
+                parser.exit(2)
+        parser.exit()
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-h", "--help", action=_RecipeHelp)
     parser.add_argument("name", nargs="?", help="reproduction name (see --list)")
     parser.add_argument("--list", action="store_true", help="list reproductions")
     parser.add_argument("--all", action="store_true",
@@ -239,6 +325,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="exit with status 3 when a claim of the paper does not hold")
     parser.add_argument("--data-dir", default=None, metavar="DIR",
                         help="folder with the paper's UCI files (e.g. haberman.data)")
+    parser.add_argument("--set", action="append", metavar="KEY=VALUE",
+                        help="a recipe option (listed by `pairlab reproduce NAME --help`)")
     parser.add_argument("--no-render", action="store_true", help="compute and write JSON only")
 
 
@@ -252,8 +340,9 @@ def run(args: argparse.Namespace) -> int:
             return 2
         out = args.out or "reproductions"
         entries = reproduce_all(out, args)
-        n_held = sum(c["held"] for e in entries if e.doc for c in e.doc["claims"])
-        n_claims = sum(len(e.doc["claims"]) for e in entries if e.doc)
+        paper = [c for e in entries if e.doc for c in e.doc["claims"] if not c.get("extension")]
+        n_held, n_claims = sum(c["held"] for c in paper), len(paper)
+        extra = [c for e in entries if e.doc for c in e.doc["claims"] if c.get("extension")]
         for e in entries:
             if e.doc is None:
                 print(f"  [skipped ] {e.name}: {e.skipped}")
@@ -261,7 +350,11 @@ def run(args: argparse.Namespace) -> int:
                 held = sum(c["held"] for c in e.doc["claims"])
                 print(f"  [{held}/{len(e.doc['claims'])} held] {e.name}: "
                       f"{e.doc['provenance']['wall_seconds']:.1f} s")
-        print(f"{n_held} of {n_claims} claims held -> {os.path.join(out, 'index.html')}")
+        print(f"{n_held} of {n_claims} claims of the papers held -> {os.path.join(out, 'index.html')}")
+        if extra:
+            print(f"extensions (data the papers did not use, not in the totals): "
+                  f"{sum(c['held'] for c in extra)} of {len(extra)} held")
+        _print_printed([e.doc for e in entries if e.doc])
         if args.check and n_held < n_claims:
             print("pairlab: some claims of the paper did not hold (see the index)",
                   file=sys.stderr)
@@ -283,7 +376,7 @@ def run(args: argparse.Namespace) -> int:
         recipe.quick_trials if args.quick else None)
     out = args.out or os.path.join("reproductions", recipe.name)
     doc = reproduce(recipe, out, trials=trials, seed=args.seed, jobs=args.jobs,
-                    options=recipe.options(args), render=not args.no_render,
+                    options=recipe_options(recipe, args), render=not args.no_render,
                     argv=getattr(args, "argv", None), scheduler=args.scheduler, fresh=args.fresh)
     engine = doc["engine"]
     reused = f", {engine['stored']} reused from {out}/{TRIALS_DIR}" if engine["stored"] else ""
@@ -294,6 +387,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  [{mark}] {c['statement']} (measured: {c['measured']})")
     for note in doc["notes"]:
         print(f"  note: {note}")
+    _print_printed([doc])
     if args.check and not doc["all_claims_held"]:
         print("pairlab: some claims of the paper did not hold (see above)", file=sys.stderr)
         return 3

@@ -1,4 +1,4 @@
-"""The reproduction recipe type a ``pairlab_reproductions`` hook returns, its claims and results.
+r"""The reproduction recipe type a ``pairlab_reproductions`` hook returns, its claims and results.
 
 A recipe (:class:`Reproduction`) splits into
 
@@ -12,38 +12,104 @@ A recipe (:class:`Reproduction`) splits into
 * :meth:`Reproduction.claims` — the paper's statements checked against the computed numbers;
 * :meth:`Reproduction.render` — draws the figure (PNG and SVG) with the same canvas code as the GUI.
 
+A recipe's options are declared :class:`~pairlab.params.Param` objects (:attr:`Reproduction.params`,
+e.g. :data:`DATA_DIR` and :data:`QUICK`), validated like an algorithm's; :meth:`Reproduction.options`
+turns given values into the options dict its other methods receive.
+
 This module imports nothing of the registry; :mod:`pairlab.reproduce` runs recipes.
 """
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from .errors import PairlabError
 from .jsontext import json_ready
+from .params import Param, resolve_params
 
-__all__ = ["Claim", "Reproduction", "ReproductionError", "ReproductionResult", "jsonable"]
+__all__ = ["DATA_DIR", "QUICK", "Claim", "Reproduction", "ReproductionError", "ReproductionResult",
+           "jsonable", "printed_claim", "printed_tolerance"]
+
+#: the folder with the paper's data files (``--data-dir``); None: only the shipped data
+DATA_DIR = Param("data_dir", str, None, "folder with the paper's data files (e.g. haberman.data)",
+                 nullable=True)
+#: the smaller experiment CI runs (``--quick``): fewer budgets, rates or data sets
+QUICK = Param("quick", bool, False, "the smaller experiment CI runs (fewer budgets or data sets)")
 
 
 @dataclass
 class Claim:
     """A statement of the paper checked on the reproduced numbers; ``paper`` is the value the
-    paper prints for it, when it prints one (shown next to ``measured`` on the index page)."""
+    paper prints for it, when it prints one (shown next to ``measured`` on the index page).
+
+    A comparison with a printed number (:func:`printed_claim`) also carries the ``difference``
+    (ours - paper), the ``tolerance`` it was judged by and the number of ``runs`` behind our value.
+    ``extension``: a claim on data the paper did not use, reported apart from the paper's totals.
+    """
 
     name: str
     statement: str
     measured: Any
     held: bool
     paper: Any = None
+    difference: float | None = None
+    tolerance: float | None = None
+    runs: int | None = None
+    extension: bool = False
+
+    @property
+    def printed(self) -> bool:
+        """A comparison with a number the paper prints (it has a tolerance)."""
+        return self.tolerance is not None
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "statement": self.statement,
-                "measured": jsonable(self.measured), "held": bool(self.held),
-                "paper": jsonable(self.paper)}
+        out = {"name": self.name, "statement": self.statement,
+               "measured": jsonable(self.measured), "held": bool(self.held),
+               "paper": jsonable(self.paper)}
+        if self.printed:
+            out.update(difference=jsonable(self.difference), tolerance=jsonable(self.tolerance),
+                       runs=self.runs)
+        if self.extension:
+            out["extension"] = True
+        return out
+
+
+def printed_tolerance(strata: Sequence[Sequence[float]], paper_runs: int, unit: float) -> float:
+    """The tolerance of a comparison with a printed value, one rule fixed before any run
+    (docs/reproductions.md, "Printed values"). Both our value and the paper's are means over G
+    settings (strata, e.g. the r x p grid of a table cell) of the runs in each; stratum g has n_g of
+    our runs with standard deviation s_g, and ``paper_runs`` of the paper's (which prints no
+    spread, so s_g stands for its spread too). Tolerance = half the printed value's last digit
+    ``unit`` (its rounding) + 2 standard errors of the difference of the two means:
+    ``unit / 2 + 2 sqrt(sum_g s_g^2 (1 / n_g + 1 / paper_runs)) / G``. NaN when a stratum has
+    fewer than two finite runs (no spread to judge by)."""
+    groups = [np.asarray([v for v in g if np.isfinite(v)], dtype=float) for g in strata]
+    if not groups or paper_runs < 1 or any(g.size < 2 for g in groups):
+        return math.nan
+    var = sum(float(np.var(g, ddof=1)) * (1 / g.size + 1 / paper_runs) for g in groups)
+    return unit / 2 + 2 * math.sqrt(var) / len(groups)
+
+
+def printed_claim(name: str, statement: str, paper: float, strata: Sequence[Sequence[float]], *,
+                  paper_runs: int, unit: float = 0.01, extension: bool = False) -> Claim:
+    """Our value, the mean over ``strata`` of the mean of each stratum's runs, against the paper's
+    printed ``paper`` (``paper_runs`` runs a stratum, printed to ``unit``): held when
+    ``|ours - paper| <= printed_tolerance(...)``; a claim that cannot be judged (a stratum with
+    fewer than two runs) does not hold. ``runs`` counts our runs."""
+    groups = [[float(v) for v in g if np.isfinite(v)] for g in strata]
+    means = [float(np.mean(g)) for g in groups if g]
+    ours = float(np.mean(means)) if means and len(means) == len(groups) else math.nan
+    tol = printed_tolerance(groups, paper_runs, unit)
+    diff = ours - float(paper)
+    held = bool(np.isfinite(tol) and abs(diff) <= tol)
+    return Claim(name, statement, ours, held, paper=paper, difference=diff, tolerance=tol,
+                 runs=sum(len(g) for g in groups), extension=extension)
 
 
 @dataclass
@@ -66,10 +132,19 @@ class Reproduction:
     description: ClassVar[str] = ""
     default_trials: ClassVar[int] = 1
     quick_trials: ClassVar[int] = 1
+    #: the recipe's options (``pairlab reproduce NAME --set KEY=VALUE``; ``--data-dir`` and
+    #: ``--quick`` set ``data_dir`` and ``quick`` when declared)
+    params: ClassVar[tuple[Param, ...]] = (DATA_DIR,)
 
-    def options(self, args: argparse.Namespace) -> dict[str, Any]:
-        """Recipe options taken from the command line (e.g. ``data_dir``)."""
-        return {"data_dir": getattr(args, "data_dir", None)}
+    def options(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        r"""The options dict of a run: ``given`` validated against :attr:`params` (unknown names
+        and bad values raise InvalidInputError), defaults filled in, then passed through :meth:`expand`."""
+        return self.expand(resolve_params(self.params, given, owner=f"reproduction {self.name!r}"))
+
+    def expand(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Add the settings that follow from the declared values (e.g. the budgets of a quick
+        run) to ``values``; the default adds nothing."""
+        return values
 
     def trial(self, index: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
@@ -97,7 +172,8 @@ class Reproduction:
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "title": self.title, "aliases": list(self.aliases),
                 "paper": self.paper, "description": self.description,
-                "default_trials": self.default_trials, "params": []}
+                "default_trials": self.default_trials, "quick_trials": self.quick_trials,
+                "params": [p.describe() for p in self.params]}
 
 
 def jsonable(value: Any) -> Any:

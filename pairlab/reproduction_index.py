@@ -78,7 +78,7 @@ def _papers(entries: Sequence[IndexEntry]) -> dict[str, list[IndexEntry]]:
 
 
 def _counts(entries: Sequence[IndexEntry]) -> tuple[int, int, int, int]:
-    claims = [c for e in entries if e.doc for c in e.doc.get("claims", [])]
+    claims = [c for e in entries if e.doc for c in e.doc.get("claims", []) if not c.get("extension")]
     return (sum(e.doc is not None for e in entries), sum(e.skipped is not None for e in entries),
             sum(c["held"] for c in claims), len(claims))
 

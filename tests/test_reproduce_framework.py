@@ -1,6 +1,7 @@
 """The reproduction framework with a small recipe defined here (the paper recipes test themselves)."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -123,3 +124,138 @@ def test_a_recipe_declared_as_a_grid_runs_as_a_sweep(tmp_path):
     assert (tmp_path / "toy-grid-trials.csv").read_text().count("\n") == 9
     again = reproduce(PurityGrid(), tmp_path, jobs=1, progress=None, render=False)
     assert again["engine"]["stored"] == 8 and again["data"] == doc["data"]
+
+
+# -- recipe options as declared parameters ------------------------------------------------------
+RECIPE_DIR = Path(__file__).resolve().parents[1] / "plugins" / "pairlab_builtins" / "reproductions"
+
+
+def _cli_args(**given):
+    import argparse
+
+    from pairlab.reproduce import add_arguments
+
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    argv = [given.pop("name")]
+    for flag, value in given.items():
+        argv += [f"--{flag.replace('_', '-')}"] + ([] if value is True else [str(value)])
+    return parser.parse_args(argv)
+
+
+def test_every_recipe_declares_its_options_as_params_and_validates_them():
+    from pairlab.errors import InvalidInputError
+    from pairlab.params import Param
+    from pairlab.registry import get_registry
+
+    reg = get_registry()
+    for name in reg.names("reproductions"):
+        recipe = reg.reproduction(name)
+        assert all(isinstance(p, Param) for p in recipe.params), name
+        described = recipe.describe()["params"]
+        assert [p["name"] for p in described] == [p.name for p in recipe.params], name
+        defaults = recipe.options()
+        for p in recipe.params:
+            assert defaults[p.name] == p.default or (p.default is None and defaults[p.name] is None)
+        with pytest.raises(InvalidInputError, match="Unknown parameter 'no_such_option'"):
+            recipe.options({"no_such_option": 1})
+        if any(p.name == "quick" for p in recipe.params):
+            with pytest.raises(InvalidInputError, match="'quick'"):
+                recipe.options({"quick": "sometimes"})
+
+
+def test_the_command_line_builds_recipe_options_from_flags_and_set():
+    from pairlab.errors import InvalidInputError
+    from pairlab.registry import get_registry
+    from pairlab.reproduce import recipe_options
+
+    recipe = get_registry().reproduction("rdp-fig3")
+    opts = recipe_options(recipe, _cli_args(name="rdp-fig3", quick=True, data_dir="/d",
+                                            set="rate=0.05"))
+    assert (opts["quick"], opts["data_dir"], opts["rate"], opts["reading"]) == (
+        True, "/d", 0.05, "code")
+    assert opts["deviations"] == [-3, -2, -1, 0, 1, 2, 3]  # expanded from the declared values
+    with pytest.raises(InvalidInputError, match="must be one of"):
+        recipe_options(recipe, _cli_args(name="rdp-fig3", set="reading=txt"))
+    with pytest.raises(InvalidInputError, match="Did you mean 'rate'"):
+        recipe_options(recipe, _cli_args(name="rdp-fig3", set="rat=0.1"))
+    fig3 = get_registry().reproduction("fig3")  # reads no files: --data-dir is an error ...
+    with pytest.raises(InvalidInputError, match="reads no data files"):
+        recipe_options(fig3, _cli_args(name="fig3", data_dir="/d"))
+    # ... except under --all, which passes it to the recipes that declare it
+    assert recipe_options(fig3, _cli_args(name="fig3", data_dir="/d", quick=True),
+                          strict=False) == {}
+
+
+def test_reproduce_name_help_lists_the_recipes_options(capsys):
+    from pairlab.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["reproduce", "rdp-fig3", "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert "options of rdp-fig3" in out and "reading (str, default 'code', one of ['text', 'code'])" in out
+    assert "rate (float, default 0.03, range (0.0, 1.0])" in out
+    with pytest.raises(SystemExit):
+        main(["reproduce", "fig3", "--help"])
+    assert "fig3 has no options." in capsys.readouterr().out
+    assert main(["reproduce", "rdp-fig3", "--set", "reading=txt"]) == 1
+    assert "Parameter 'reading' must be one of ['text', 'code']" in capsys.readouterr().err
+
+
+def test_recipe_modules_are_small_documented_and_free_of_the_command_line():
+    import ast
+
+    for path in sorted(RECIPE_DIR.glob("*.py")):
+        text = path.read_text()
+        assert len(text.splitlines()) <= 500, f"{path.name}: {len(text.splitlines())} lines"
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(text)
+        assert ast.get_docstring(tree), f"{path.name} has no module docstring"
+        assert "argparse" not in text and "getattr(args" not in text, path.name
+
+
+def test_every_recipe_module_is_registered_by_its_own_entry_point():
+    import tomllib
+
+    points = tomllib.loads((RECIPE_DIR.parents[2] / "pyproject.toml").read_text())[
+        "project"]["entry-points"]["pairlab"]
+    modules = {v for v in points.values() if v.startswith("pairlab_builtins.reproductions.")}
+    hooked = {f"pairlab_builtins.reproductions.{p.stem}" for p in RECIPE_DIR.glob("*.py")
+              if "def pairlab_reproductions" in p.read_text()}
+    assert hooked == modules
+
+
+def test_printed_tolerance_follows_the_stated_rule():
+    import math
+
+    from pairlab.reproduction import printed_claim, printed_tolerance
+
+    runs = [0.70, 0.74, 0.78, 0.82]  # one setting: sd 0.0516
+    s = float(np.std(runs, ddof=1))
+    assert printed_tolerance([runs], 5, 0.01) == pytest.approx(0.005 + 2 * s * math.sqrt(1 / 4 + 1 / 5))
+    # two settings (e.g. two noise levels): their difference is not noise, only the spread within
+    two = [[0.70, 0.72], [0.90, 0.94]]
+    var = (np.var(two[0], ddof=1) + np.var(two[1], ddof=1)) * (1 / 2 + 1 / 5)
+    assert printed_tolerance(two, 5, 0.01) == pytest.approx(0.005 + 2 * math.sqrt(var) / 2)
+    assert math.isnan(printed_tolerance([[0.7], [0.7, 0.8]], 5, 0.01))  # a setting with one run
+    near = printed_claim("c", "a cell", 0.80, [runs], paper_runs=5)
+    assert near.held and near.difference == pytest.approx(-0.04) and near.runs == 4
+    far = printed_claim("c", "a cell", 0.90, [runs], paper_runs=5)
+    assert not far.held and far.describe()["tolerance"] == pytest.approx(near.tolerance)
+    assert printed_claim("c", "two", 0.815, two, paper_runs=5).measured == pytest.approx(0.815)
+    assert not printed_claim("c", "one run", 0.7, [[0.7]], paper_runs=5).held  # cannot be judged
+    assert "tolerance" not in Claim("q", "qualitative", 1, True).describe()
+
+
+def test_printed_counts_per_paper_leave_out_extensions():
+    from pairlab.reproduce import printed_counts
+
+    def c(held, tol=0.1, **kw):
+        return {"held": held, "tolerance": tol, **kw}
+
+    docs = [{"paper": "A", "claims": [c(True), c(False), c(False, "nan"), {"held": True}]},
+            {"paper": "A", "claims": [c(True), c(True, extension=True)]},
+            {"paper": "B", "claims": [{"held": False}]}]
+    assert printed_counts(docs) == {"A": (4, 2, 1), "B": (0, 0, 0)}

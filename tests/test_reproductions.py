@@ -102,6 +102,13 @@ def test_fig8_quick(tmp_path):
     assert panels["gmpr_2"]["algorithm"] == "gmpr-mixture"
     assert len(panels["gmpr_2"]["class_of_component"]) == 4
     assert {c["name"] for c in doc["claims"]} >= {"gmpr2_zero", "gmpr1_le_gmm"}
+    printed = {c["name"]: c for c in doc["claims"] if "tolerance" in c}
+    assert {n: c["paper"] for n, c in printed.items()} == {
+        "misassigned_gmm": 3, "misassigned_gmpr_1": 2, "misassigned_gmpr_2": 0}
+    for key in ("gmm", "gmpr_1", "gmpr_2"):
+        c = printed[f"misassigned_{key}"]
+        assert c["measured"] == pytest.approx(data["trial_misassigned_mean"][key])
+        assert c["runs"] == len(data["trials"]) and c["held"] == (abs(c["difference"]) <= c["tolerance"])
     assert (tmp_path / "fig8.csv").read_text().startswith("curve,column,index,value")
 
 
@@ -459,8 +466,24 @@ def test_rdp_tables_quick(tmp_path):
     links = {rd: data["tables"][rd]["mean_links"]["iris, r=0.05"] for rd in ("text", "code")}
     assert links["text"] == round(0.05 * 150 * 149 / 2) and 1.8 < links["code"] / links["text"] < 2.05
     assert doc["claims"][-1]["name"] == "reading"
-    assert set(doc["claims"][-1]["measured"]) == {"text", "code", "nearer"}
-    assert all(c["paper"] is not None for c in doc["claims"] if c["name"].startswith("rdp_best"))
+    assert set(doc["claims"][-1]["measured"]) == {"agree", "mean_distance"}
+    # the paper's five-set average is not set against an average over iris alone
+    assert all(c["paper"] is None for c in doc["claims"] if c["name"].startswith("rdp_best"))
+    # every printed Table 1 cell of iris, under both readings, with difference and tolerance
+    from pairlab_builtins.reproductions.rdpmeans import PAPER_TABLE1
+
+    printed = {c["name"]: c for c in doc["claims"] if "tolerance" in c}
+    assert len(printed) == 2 * len(data["methods"]) * 3
+    for reading in ("text", "code"):
+        for j, metric in enumerate(("F", "ARI", "NMI")):
+            for key in data["methods"]:
+                c = printed[f"table1_{reading}_iris_{key}_{metric}"]
+                assert c["paper"] == PAPER_TABLE1["iris"][key][j]
+                assert c["measured"] == pytest.approx(data["tables"][reading]["table1"]["iris"][key][j])
+                assert c["difference"] == pytest.approx(c["measured"] - c["paper"])
+                # one trial: one run a setting, no spread to judge by
+                assert c["runs"] == (1 if key in ("kmeans", "dpmeans") else 2)
+                assert c["tolerance"] == "nan" and not c["held"]
 
 
 
@@ -559,7 +582,7 @@ def test_all_writes_an_index_whose_links_and_images_resolve(tmp_path, capsys):
 
     get_registry().register(_IndexPlugin(), name="index-plugin")
     args = SimpleNamespace(quick=False, trials=1, seed=0, jobs=1, scheduler=None, fresh=False,
-                           data_dir=None, no_render=False, argv=["reproduce", "--all"])
+                           data_dir=None, set=None, no_render=False, argv=["reproduce", "--all"])
     out = tmp_path / "all"
     names = ["fig8", "tiny-check", "broken-data", "shental-fig7"]
     entries = reproduce_all(out, args, names=names, progress=None)

@@ -26,7 +26,6 @@ absent).
 
 from __future__ import annotations
 
-import argparse
 import math
 from pathlib import Path
 from typing import Any, ClassVar
@@ -35,7 +34,14 @@ import numpy as np
 
 from pairlab import hookimpl
 from pairlab.registry import get_registry
-from pairlab.reproduction import Claim, Reproduction, ReproductionError, ReproductionResult
+from pairlab.reproduction import (
+    DATA_DIR,
+    QUICK,
+    Claim,
+    Reproduction,
+    ReproductionError,
+    ReproductionResult,
+)
 
 from .common import save_curves, wrapped
 
@@ -131,10 +137,10 @@ class SCSSAPCurves(Reproduction):
                                     "569 points cost four fifths of the time); scssap-fig3 "
                                     "includes it.")
 
-    def options(self, args: argparse.Namespace) -> dict[str, Any]:
-        quick = bool(getattr(args, "quick", False))
-        return {"data_dir": getattr(args, "data_dir", None), "quick": quick,
-                "budgets": list(BUDGETS_QUICK if quick else BUDGETS)}
+    params = (DATA_DIR, QUICK)
+
+    def expand(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {**values, "budgets": list(BUDGETS_QUICK if values["quick"] else BUDGETS)}
 
     def methods(self) -> tuple[list[dict[str, Any]], list[str]]:
         algos = [{"name": "affinity-propagation", "label": "AP",

@@ -44,7 +44,6 @@ sets.
 
 from __future__ import annotations
 
-import argparse
 import math
 import warnings
 from pathlib import Path
@@ -56,7 +55,7 @@ from pairlab import Constraints, hookimpl
 from pairlab import links as gen
 from pairlab.errors import InconsistentConstraintsError
 from pairlab.registry import get_registry
-from pairlab.reproduction import Claim, Reproduction, ReproductionResult
+from pairlab.reproduction import DATA_DIR, QUICK, Claim, Reproduction, ReproductionResult
 from pairlab.sweep.grid import derive_seed
 
 from .common import fit, make_dataset, save_curves, single_blas_thread, wrapped
@@ -131,10 +130,10 @@ class SCSSAPFig6(Reproduction):
     default_trials = 20
     quick_trials = 2
 
-    def options(self, args: argparse.Namespace) -> dict[str, Any]:
-        quick = bool(getattr(args, "quick", False))
-        return {"data_dir": getattr(args, "data_dir", None), "quick": quick,
-                "budgets": list(BUDGETS_QUICK if quick else BUDGETS)}
+    params = (DATA_DIR, QUICK)
+
+    def expand(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {**values, "budgets": list(BUDGETS_QUICK if values["quick"] else BUDGETS)}
 
     def sets(self, options: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
         found, skipped = uci_sets(options.get("data_dir"))

@@ -84,6 +84,7 @@ class ShentalFig1(Reproduction):
                    "of the horizontal and vertical splits.")
     default_trials = 10
     quick_trials = 1
+    params = ()  # no options: the data are built in
 
     def scene(self, key: str, seed: int) -> tuple[Dataset, Constraints]:
         dataset, n_teachers, k, _ = SCENES[key]
@@ -278,9 +279,6 @@ class ShentalFig5(Reproduction):
 
     def sets(self, data_dir: str | None) -> tuple[dict[str, Dataset], list[str]]:
         return _fig5_sets(data_dir)
-
-    def options(self, args: Any) -> dict[str, Any]:
-        return {"data_dir": getattr(args, "data_dir", None)}
 
     def trial(self, index: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
         from pairlab.metrics import pairwise_f_measure
