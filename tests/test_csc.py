@@ -243,22 +243,3 @@ def test_iris_with_links_at_least_spectral_clustering_without():
                                        {"n_clusters": 3, "bandwidth": 1.0}, seed=s).run().labels)
             for s in range(20)]
     assert np.mean(aris) >= sk
-
-
-def test_partial_solver_gives_the_full_solvers_embedding(monkeypatch):
-    """With beta below lambda_min(Q_bar) vol the cheapest pairs come from LAPACK's partial solver
-    under the cost certificate; they equal the full solver's (signs fixed by the embedding)."""
-    from pairlab_builtins.algorithms import csc
-
-    X, y = _three_blobs()
-    A = pairwise_kernel(X, "rbf")
-    A.flat[:: A.shape[0] + 1] = 0.0
-    Q = np.zeros_like(A)
-    c = random_pairs(y, 10, 10, np.random.default_rng(0))
-    for pairs, sign in ((c.must_link, 1.0), (c.cannot_link, -1.0)):
-        Q[pairs[:, 0], pairs[:, 1]] = Q[pairs[:, 1], pairs[:, 0]] = sign
-    part = constrained_embedding(A, Q, 2)
-    monkeypatch.setattr(csc, "_cheapest_pairs", lambda *a: (None, None))
-    full = constrained_embedding(A, Q, 2)
-    np.testing.assert_allclose(part["U"], full["U"], atol=1e-8)
-    np.testing.assert_allclose(part["cost"], full["cost"], rtol=1e-10)

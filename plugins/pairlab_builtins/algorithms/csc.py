@@ -103,28 +103,6 @@ def default_beta(eig_Qb: np.ndarray, vol: float, rule: str, k: int) -> float:
     return float(2.0 * eig_Qb[0] * vol)
 
 
-def _cheapest_pairs(Bt: np.ndarray, Lt: np.ndarray, n_vectors: int, b_min: float
-                    ) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """The pencil's pairs of least lambda, enough to certainly hold the n_vectors cheapest.
-
-    For a positive definite B_t (every pair feasible) a vector with v'v = vol costs
-    v'L_bar v = lambda v'B v >= lambda b_min vol (b_min = lambda_min(B)), so once the
-    n_vectors-th least cost found is <= lambda_m b_min vol (lambda_m the largest lambda computed),
-    no other pair is cheaper. LAPACK's partial solver (eigh with subset_by_index) gives the m least
-    lambda; (None, None) when half the spectrum would be needed (the caller solves it all).
-    Returned as ``eigh(B_t, L_t)`` would: mu = 1 / lambda, w' L_t w = 1.
-    """
-    m = n_vectors + 16
-    while 2 * m <= Lt.shape[0]:
-        lam, W = linalg.eigh(Lt, Bt, subset_by_index=[0, m - 1])   # w' B_t w = 1
-        W = W / np.sqrt(lam)                                         # w' L_t w = 1
-        cost = 1.0 / np.einsum("ij,ij->j", W, W)                     # v'L_bar v / vol
-        if np.sort(cost)[n_vectors - 1] <= lam[-1] * b_min:
-            return 1.0 / lam, W
-        m *= 2
-    return None, None
-
-
 def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: float | None = None,
                           beta_rule: str = "blend") -> dict[str, Any]:
     """Solve the CSC eigenproblem; return the embedding U (n, m <= n_vectors) and its details.
@@ -182,12 +160,8 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
         B.flat[:: n + 1] -= beta / vol
         if u is not None:
             B = _reflect(B, u)
-        b_min = min(float(eig_Qb[0]), 0.0) - beta / vol      # lambda_min(Q_bar - beta/vol I)
         try:
-            if b_min > 0:
-                mu, W = _cheapest_pairs(B[1:, 1:], Lt, n_vectors, b_min)
-            if mu is None:
-                mu, W = linalg.eigh(B[1:, 1:], Lt)   # B w = mu L w, w' L w = 1; lambda = 1 / mu
+            mu, W = linalg.eigh(B[1:, 1:], Lt)   # B w = mu L w, w' L w = 1; lambda = 1 / mu
         except linalg.LinAlgError:
             raise InvalidInputError(
                 "the normalised Laplacian is numerically singular off the trivial vector (a "
