@@ -22,8 +22,9 @@ Choices (docs/algorithms/csc.md): the pencil is solved on the orthogonal complem
 vector D^1/2 1 (the constraint v != D^1/2 1 read as v orthogonal to it, as in spectral
 clustering), where L_bar is positive definite for a connected graph, so a symmetric-definite solver
 applies; the affinity's diagonal is set to 0 (no self-loops; scikit-learn's spectral embedding also
-ignores it); beta None is 0 (the links agreed with at least as much as disagreed; -vol without
-links, where every negative beta gives the same embedding); each step of the
+ignores it); beta None follows ``beta_rule`` (default ``blend``: 2 lambda_min(Q_bar) vol, see
+:func:`default_beta`; -vol without links, where every negative beta gives the same embedding);
+each step of the
 stepper is one Lloyd iteration of k-means in the embedding.
 """
 
@@ -43,7 +44,7 @@ from pairlab.mixture import kmeans_plusplus
 
 from .kernels import pairwise_kernel
 
-__all__ = ["CSC", "constrained_embedding"]
+__all__ = ["CSC", "constrained_embedding", "default_beta"]
 
 
 def _reflect(M: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -81,14 +82,36 @@ def _low_rank_pencil(Lt: np.ndarray, Q_II: np.ndarray, involved: np.ndarray, u: 
     return mu, W
 
 
-def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: float | None = None
-                          ) -> dict[str, Any]:
+BETA_RULES = ("blend", "zero", "authors")
+
+
+def default_beta(eig_Qb: np.ndarray, vol: float, rule: str, k: int) -> float:
+    """beta for a rule, from the eigenvalues of Q_bar on the linked points (ascending).
+
+    ``blend``: 2 lambda_min(Q_bar) vol; Q_bar - beta/vol I is then positive definite, every
+    eigenvector of the pencil is feasible and the links act only through the pencil's weighting
+    (the embedding tends to the unconstrained one as beta -> -inf, to the links' as beta -> 0).
+    ``zero``: 0. ``authors``: beta/vol halfway between the K-th and (K + 1)-th largest |eigenvalue|
+    of Q_bar, minus 1e-6, as the authors' K-way routine ``csp_K`` (DMKD 2014 code) does.
+    """
+    if rule == "zero":
+        return 0.0
+    if rule == "authors":
+        sv = np.sort(np.abs(eig_Qb))[::-1]
+        sv = np.concatenate([sv, np.zeros(max(0, k + 1 - sv.size))])
+        return float(((sv[k - 1] + sv[k]) / 2.0 - 1e-6) * vol)
+    return float(2.0 * eig_Qb[0] * vol)
+
+
+def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: float | None = None,
+                          beta_rule: str = "blend") -> dict[str, Any]:
     """Solve the CSC eigenproblem; return the embedding U (n, m <= n_vectors) and its details.
 
     ``A`` is the affinity (zero diagonal), ``Q`` the constraint matrix. The result holds ``U``
     (u = D^-1/2 v of the chosen eigenvectors, least cost first), ``V`` (v, |v|^2 = vol), ``cost``
     (v' L_bar v), ``lam`` (their eigenvalues lambda), ``satisfaction`` (v' Q_bar v), ``beta``,
-    ``lambda_max`` (of Q_bar) and ``vol``.
+    ``lambda_max`` (of Q_bar) and ``vol``. ``beta`` None: the value of ``beta_rule``
+    (:func:`default_beta`); -vol without links.
     """
     n = A.shape[0]
     d = A.sum(axis=1)
@@ -108,9 +131,10 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
     L.flat[:: n + 1] += 1.0
     Qb = s[:, None] * Q * s[None, :]
     involved = np.flatnonzero(np.any(Q != 0, axis=1))
-    lam_max = float(linalg.eigvalsh(Qb[np.ix_(involved, involved)])[-1]) if involved.size else 0.0
+    eig_Qb = linalg.eigvalsh(Qb[np.ix_(involved, involved)]) if involved.size else np.zeros(1)
+    lam_max = float(eig_Qb[-1])
     if beta is None:
-        beta = 0.0 if lam_max > 0 else -vol
+        beta = default_beta(eig_Qb, vol, beta_rule, n_vectors + 1) if lam_max > 0 else -vol
     if beta >= lam_max * vol:
         raise InvalidInputError(
             f"beta={beta:.6g} is not below lambda_max(Q_bar) * vol = {lam_max * vol:.6g}: no "
@@ -190,8 +214,12 @@ class CSC(Algorithm):
               "RBF bandwidth b; none = mean squared distance between all pairs (GM-PR)",
               low=0.0, low_open=True, nullable=True),
         Param("beta", float, None,
-              "threshold beta on v' Q_bar v (below lambda_max(Q_bar) vol); none = 0, or -vol "
-              "without links", nullable=True),
+              "threshold beta on v' Q_bar v (below lambda_max(Q_bar) vol); none = beta_rule's "
+              "value, or -vol without links", nullable=True),
+        Param("beta_rule", str, "blend",
+              "beta when unset: blend = 2 lambda_min(Q_bar) vol (every eigenvector feasible), "
+              "zero = 0, authors = the authors' K-way code (between the K-th and (K+1)-th "
+              "largest |eigenvalue| of Q_bar)", choices=BETA_RULES),
         Param("max_iter", int, 100, "maximum number of k-means iterations in the embedding", low=1),
     )
 
@@ -215,7 +243,8 @@ class CSC(Algorithm):
             if len(pairs):
                 np.add.at(Q, (pairs[:, 0], pairs[:, 1]), sign * conf)
                 np.add.at(Q, (pairs[:, 1], pairs[:, 0]), sign * conf)
-        self.solution = constrained_embedding(A, Q, max(k - 1, 1), self.params["beta"])
+        self.solution = constrained_embedding(A, Q, max(k - 1, 1), self.params["beta"],
+                                              self.params["beta_rule"])
 
     def _state(self, iteration: int, centers: np.ndarray) -> State:
         U = self.solution["U"]
