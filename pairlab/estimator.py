@@ -45,6 +45,24 @@ class _IfCanPredict:
         return self.fn.__get__(obj, owner)
 
 
+class _NoLikelihood(InvalidInputError, AttributeError):
+    """``score``/``bic``/... asked of an algorithm whose model is not a Gaussian mixture."""
+
+
+class _IfGaussian(_IfCanPredict):
+    """Expose a likelihood method only for Gaussian-family algorithms (pairlab.likelihood)."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        from .likelihood import is_gaussian_family
+
+        if not is_gaussian_family(obj._algorithm_class()):
+            raise _NoLikelihood(f"{obj.algorithm} is not a Gaussian mixture; score, score_samples, "
+                                "bic, aic and sample belong to the Gaussian-family algorithms.")
+        return self.fn.__get__(obj, owner)
+
+
 def _not_fitted_error() -> type[NotFittedError]:
     """pairlab's NotFittedError, which is also scikit-learn's when scikit-learn is in use."""
     sk = sys.modules.get("sklearn.exceptions")
@@ -324,6 +342,54 @@ class PairwiseClustering:
     def predict(self, X: Any) -> np.ndarray:
         """The most probable class of each unseen point."""
         return self.predict_proba(X).argmax(axis=1)
+
+    # -- likelihood of the Gaussian family (pairlab.likelihood says what is reported) -----------
+    def _require_fitted(self) -> None:
+        if not hasattr(self, "state_"):
+            raise _not_fitted_error()(
+                f"This {self.algorithm} estimator is not fitted yet; call fit before using it.")
+
+    def _mixture(self):
+        from .likelihood import fitted_mixture
+
+        return fitted_mixture(self.state_, self.run_.params)
+
+    @_IfGaussian
+    def score_samples(self, X: Any) -> np.ndarray:
+        """log p(x_i | theta) of each row under the fitted mixture, as a point without links."""
+        X = self._check_fitted(X)
+        return self._mixture().score_samples(X)
+
+    @_IfGaussian
+    def score(self, X: Any, y: Any = None) -> float:
+        """Mean of :meth:`score_samples` (scikit-learn's ``GaussianMixture.score``)."""
+        return float(self.score_samples(X).mean())
+
+    @_IfGaussian
+    def n_parameters(self) -> int:
+        """Free parameters of the fitted mixture (scikit-learn's ``_n_parameters``)."""
+        self._require_fitted()
+        return self._mixture().n_parameters()
+
+    @_IfGaussian
+    def bic(self, X: Any) -> float:
+        """Bayesian information criterion -2 log L + p log n on ``X`` (lower is better)."""
+        n = as_data_matrix(X).shape[0]
+        return float(-2 * self.score(X) * n + self.n_parameters() * np.log(n))
+
+    @_IfGaussian
+    def aic(self, X: Any) -> float:
+        """Akaike information criterion -2 log L + 2 p on ``X`` (lower is better)."""
+        n = as_data_matrix(X).shape[0]
+        return float(-2 * self.score(X) * n + 2 * self.n_parameters())
+
+    @_IfGaussian
+    def sample(self, n_samples: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """``(X, y)``: draws from the fitted mixture and their components, seeded by
+        ``random_state`` (the same seed gives the same draws)."""
+        self._require_fitted()
+        seed = _seed(self.random_state)
+        return self._mixture().sample(n_samples, np.random.default_rng(seed))
 
 
 def _same(a: Any, b: Any) -> bool:
