@@ -236,7 +236,12 @@ class PairwiseClustering:
         """Fit on ``X`` with constraints given as pairs or as a :class:`~pairlab.Constraints`.
 
         ``y`` is ignored (present for scikit-learn pipelines); constraints carry the supervision.
+        Links may also come as :func:`pairlab.model_selection.link_rows` (cut with the rows of a
+        fold by scikit-learn's searches), as ``must_link=``/``cannot_link=`` or as ``y``: the links
+        with both ends among the rows are used, re-indexed, and ``sample_index_`` keeps the rows'
+        indices in the full data (for the held-out link scorer).
         """
+        must_link, cannot_link, sample_index = _from_link_rows(y, must_link, cannot_link)
         names = _feature_names(X)
         X = as_data_matrix(X)
         if constraints is not None and (must_link is not None or cannot_link is not None):
@@ -270,12 +275,38 @@ class PairwiseClustering:
         self.n_features_in_ = X.shape[1]
         if names is not None:
             self.feature_names_in_ = names
+        if sample_index is not None:
+            self.sample_index_ = sample_index
         self.violated_links_ = run.violated_links()
         self.n_violated_links_ = sum(len(v) for v in self.violated_links_.values())
         warn_violated_links(run, stacklevel=2)
         for key, value in run.state.model.items():
             setattr(self, f"{key}_", value)
         return self
+
+    # -- metadata routing (scikit-learn >= 1.4 with enable_metadata_routing=True) -------------
+    _fit_metadata: tuple[str, ...] = ("must_link", "cannot_link", "constraints")
+
+    def set_fit_request(self, **requests: Any) -> PairwiseClustering:
+        """Request fit metadata (``must_link``, ``cannot_link``, ``constraints``) from a router:
+        True, False, None or an alias, as scikit-learn's ``set_fit_request``."""
+        unknown = set(requests) - set(self._fit_metadata)
+        if unknown:
+            raise InvalidInputError(f"unknown fit metadata {sorted(unknown)}; {self.algorithm} "
+                                    f"takes {list(self._fit_metadata)}.")
+        self._metadata_request = _FitRequests({**getattr(self, "_metadata_request", {}),
+                                               **requests})
+        return self
+
+    def get_metadata_routing(self) -> Any:
+        """scikit-learn's MetadataRequest: the fit metadata requested by :meth:`set_fit_request`."""
+        from sklearn.utils.metadata_routing import MetadataRequest
+
+        request = MetadataRequest(owner=type(self).__name__)
+        asked = getattr(self, "_metadata_request", {})
+        for name in self._fit_metadata:
+            request.fit.add_request(param=name, alias=asked.get(name))
+        return request
 
     def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
         return self.fit(X, y, **kwargs).labels_
@@ -390,6 +421,34 @@ class PairwiseClustering:
         self._require_fitted()
         seed = _seed(self.random_state)
         return self._mixture().sample(n_samples, np.random.default_rng(seed))
+
+
+class _FitRequests(dict):
+    """The requested fit metadata; scikit-learn's clone copies it to the clone."""
+
+    def __sklearn_clone__(self) -> _FitRequests:
+        return _FitRequests(self)
+
+
+def _from_link_rows(y: Any, must_link: Any, cannot_link: Any) -> tuple[Any, Any, Any]:
+    """Pairs from link rows given as ``must_link``/``cannot_link`` or ``y`` (else unchanged)."""
+    from .model_selection import cut_links, is_link_rows
+
+    rows = [v for v in (must_link, cannot_link) if is_link_rows(v)]
+    if not rows and must_link is None and cannot_link is None and is_link_rows(y):
+        must_link = cannot_link = y
+        rows = [y]
+    if not rows:
+        return must_link, cannot_link, None
+    index = None
+    if is_link_rows(must_link):
+        must_link, index = cut_links(must_link, "must")
+    if is_link_rows(cannot_link):
+        cannot_link, other = cut_links(cannot_link, "cannot")
+        if index is not None and not np.array_equal(index, other):
+            raise InvalidInputError("must_link and cannot_link link rows are for different rows.")
+        index = other
+    return must_link, cannot_link, index
 
 
 def _same(a: Any, b: Any) -> bool:
