@@ -5,6 +5,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .algorithm import Algorithm
+from .constraint_generators import links_from_labels
 from .constraints import Constraints
 from .dataset import Dataset, DatasetSpec
 from .errors import (
@@ -41,5 +42,6 @@ __all__ = [
     "get_registry",
     "hookimpl",
     "hookspec",
+    "links_from_labels",
     "make_estimator",
 ]

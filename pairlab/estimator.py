@@ -232,14 +232,17 @@ class PairwiseClustering:
         return f"PairwiseClustering({args})"
 
     def fit(self, X: Any, y: Any = None, *, must_link: Any = None, cannot_link: Any = None,
-            constraints: Constraints | None = None) -> PairwiseClustering:
+            constraints: Constraints | None = None, labels: Any = None) -> PairwiseClustering:
         """Fit on ``X`` with constraints given as pairs or as a :class:`~pairlab.Constraints`.
 
         ``y`` is ignored (present for scikit-learn pipelines); constraints carry the supervision.
         Links may also come as :func:`pairlab.model_selection.link_rows` (cut with the rows of a
         fold by scikit-learn's searches), as ``must_link=``/``cannot_link=`` or as ``y``: the links
         with both ends among the rows are used, re-indexed, and ``sample_index_`` keeps the rows'
-        indices in the full data (for the held-out link scorer).
+        indices in the full data (for the held-out link scorer). ``labels``: partial labels
+        (-1 for unlabelled points) for algorithms that start from seeds (``seeded-kmeans``,
+        ``constrained-kmeans``); for the others turn them into links with
+        :func:`pairlab.links_from_labels`.
         """
         must_link, cannot_link, sample_index = _from_link_rows(y, must_link, cannot_link)
         names = _feature_names(X)
@@ -254,6 +257,8 @@ class PairwiseClustering:
             )
         seed = _seed(self.random_state)
         params = {name: getattr(self, name) for name in self._param_names}
+        if labels is not None:
+            params["seed_labels"] = self._seed_labels(labels, X.shape[0])
         run = Run(self._algorithm_class(), Dataset(X, name="X"), constraints, params, seed=seed)
         run.run()
         if not run.converged and run.max_iter is not None:
@@ -284,11 +289,23 @@ class PairwiseClustering:
             setattr(self, f"{key}_", value)
         return self
 
+    def _seed_labels(self, labels: Any, n: int) -> np.ndarray:
+        if not getattr(self._algorithm_class(), "takes_seed_labels", False):
+            raise InvalidInputError(
+                f"{self.algorithm} does not start from seeds, so it takes no labels=; make links "
+                "of them with pairlab.links_from_labels(labels) and pass those, or use "
+                "seeded-kmeans or constrained-kmeans.")
+        arr = np.asarray(labels)
+        if arr.shape != (n,):
+            raise InvalidInputError(f"labels must have one entry per row of X ({n}), got shape "
+                                    f"{arr.shape}.")
+        return arr
+
     # -- metadata routing (scikit-learn >= 1.4 with enable_metadata_routing=True) -------------
-    _fit_metadata: tuple[str, ...] = ("must_link", "cannot_link", "constraints")
+    _fit_metadata: tuple[str, ...] = ("must_link", "cannot_link", "constraints", "labels")
 
     def set_fit_request(self, **requests: Any) -> PairwiseClustering:
-        """Request fit metadata (``must_link``, ``cannot_link``, ``constraints``) from a router:
+        """Request fit metadata (``must_link``, ``cannot_link``, ``constraints``, ``labels``):
         True, False, None or an alias, as scikit-learn's ``set_fit_request``."""
         unknown = set(requests) - set(self._fit_metadata)
         if unknown:
