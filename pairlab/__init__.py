@@ -16,6 +16,7 @@ from .errors import (
 )
 from .estimator import PairwiseClustering, make_estimator
 from .hookspecs import PLUGIN_API_VERSION, hookimpl, hookspec
+from .links import links_from_labels
 from .params import Param
 from .registry import Registry, get_registry
 from .run import Run
@@ -41,5 +42,6 @@ __all__ = [
     "get_registry",
     "hookimpl",
     "hookspec",
+    "links_from_labels",
     "make_estimator",
 ]

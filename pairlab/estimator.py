@@ -45,6 +45,24 @@ class _IfCanPredict:
         return self.fn.__get__(obj, owner)
 
 
+class _NoLikelihood(InvalidInputError, AttributeError):
+    """``score``/``bic``/... asked of an algorithm whose model is not a Gaussian mixture."""
+
+
+class _IfGaussian(_IfCanPredict):
+    """Expose a likelihood method only for Gaussian-family algorithms (pairlab.likelihood)."""
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        from .likelihood import is_gaussian_family
+
+        if not is_gaussian_family(obj._algorithm_class()):
+            raise _NoLikelihood(f"{obj.algorithm} is not a Gaussian mixture; score, score_samples, "
+                                "bic, aic and sample belong to the Gaussian-family algorithms.")
+        return self.fn.__get__(obj, owner)
+
+
 def _not_fitted_error() -> type[NotFittedError]:
     """pairlab's NotFittedError, which is also scikit-learn's when scikit-learn is in use."""
     sk = sys.modules.get("sklearn.exceptions")
@@ -71,9 +89,9 @@ def _refuse_links_in_cv_folds() -> None:
             raise InvalidInputError(
                 "must_link/cannot_link cannot go through scikit-learn's cross-validation "
                 "(GridSearchCV, cross_val_score, ...): each fold fits on a subset of X's rows while "
-                "the links index the full data, so they would join the wrong points. Use `pairlab "
-                "sweep` for searches with links, or loop over the splits yourself and give each "
-                "fold the links between its rows, renumbered.")
+                "the links index the full data, so they would join the wrong points. Give the links as "
+                "pairlab.model_selection.link_rows(n, must_link, cannot_link) instead (they are cut "
+                "with each fold), or use `pairlab sweep`.")
         frame = frame.f_back
 
 
@@ -238,13 +256,22 @@ class PairwiseClustering:
         return f"PairwiseClustering({args})"
 
     def fit(self, X: Any, y: Any = None, *, must_link: Any = None, cannot_link: Any = None,
-            constraints: Constraints | None = None) -> PairwiseClustering:
+            constraints: Constraints | None = None, labels: Any = None) -> PairwiseClustering:
         """Fit on ``X`` with constraints given as pairs or as a :class:`~pairlab.Constraints`.
 
         ``y`` is ignored (present for scikit-learn pipelines); constraints carry the supervision.
+        Links may also come as :func:`pairlab.model_selection.link_rows` (cut with the rows of a
+        fold by scikit-learn's searches), as ``must_link=``/``cannot_link=`` or as ``y``: the links
+        with both ends among the rows are used, re-indexed, and ``sample_index_`` keeps the rows'
+        indices in the full data (for the held-out link scorer). ``labels``: partial labels
+        (-1 for unlabelled points) for algorithms that start from seeds (``seeded-kmeans``,
+        ``constrained-kmeans``); for the others turn them into links with
+        :func:`pairlab.links_from_labels`.
         """
-        if constraints is not None or _any_pairs(must_link) or _any_pairs(cannot_link):
-            _refuse_links_in_cv_folds()
+        must_link, cannot_link, sample_index = _from_link_rows(y, must_link, cannot_link)
+        if sample_index is None and (constraints is not None or _any_pairs(must_link)
+                                     or _any_pairs(cannot_link)):
+            _refuse_links_in_cv_folds()  # pairs indexed for the full data, not link rows
         names = _feature_names(X)
         X = as_data_matrix(X)
         if constraints is not None and (must_link is not None or cannot_link is not None):
@@ -257,6 +284,8 @@ class PairwiseClustering:
             )
         seed = _seed(self.random_state)
         params = {name: getattr(self, name) for name in self._param_names}
+        if labels is not None:
+            params["seed_labels"] = self._seed_labels(labels, X.shape[0])
         run = Run(self._algorithm_class(), Dataset(X, name="X"), constraints, params, seed=seed)
         run.run()
         if not run.converged and run.max_iter is not None:
@@ -278,12 +307,50 @@ class PairwiseClustering:
         self.n_features_in_ = X.shape[1]
         if names is not None:
             self.feature_names_in_ = names
+        if sample_index is not None:
+            self.sample_index_ = sample_index
         self.violated_links_ = run.violated_links()
         self.n_violated_links_ = sum(len(v) for v in self.violated_links_.values())
         warn_violated_links(run, stacklevel=2)
         for key, value in run.state.model.items():
             setattr(self, f"{key}_", value)
         return self
+
+    def _seed_labels(self, labels: Any, n: int) -> np.ndarray:
+        if not getattr(self._algorithm_class(), "takes_seed_labels", False):
+            raise InvalidInputError(
+                f"{self.algorithm} does not start from seeds, so it takes no labels=; make links "
+                "of them with pairlab.links_from_labels(labels) and pass those, or use "
+                "seeded-kmeans or constrained-kmeans.")
+        arr = np.asarray(labels)
+        if arr.shape != (n,):
+            raise InvalidInputError(f"labels must have one entry per row of X ({n}), got shape "
+                                    f"{arr.shape}.")
+        return arr
+
+    # -- metadata routing (scikit-learn >= 1.4 with enable_metadata_routing=True) -------------
+    _fit_metadata: tuple[str, ...] = ("must_link", "cannot_link", "constraints", "labels")
+
+    def set_fit_request(self, **requests: Any) -> PairwiseClustering:
+        """Request fit metadata (``must_link``, ``cannot_link``, ``constraints``, ``labels``):
+        True, False, None or an alias, as scikit-learn's ``set_fit_request``."""
+        unknown = set(requests) - set(self._fit_metadata)
+        if unknown:
+            raise InvalidInputError(f"unknown fit metadata {sorted(unknown)}; {self.algorithm} "
+                                    f"takes {list(self._fit_metadata)}.")
+        self._metadata_request = _FitRequests({**getattr(self, "_metadata_request", {}),
+                                               **requests})
+        return self
+
+    def get_metadata_routing(self) -> Any:
+        """scikit-learn's MetadataRequest: the fit metadata requested by :meth:`set_fit_request`."""
+        from sklearn.utils.metadata_routing import MetadataRequest
+
+        request = MetadataRequest(owner=type(self).__name__)
+        asked = getattr(self, "_metadata_request", {})
+        for name in self._fit_metadata:
+            request.fit.add_request(param=name, alias=asked.get(name))
+        return request
 
     def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
         return self.fit(X, y, **kwargs).labels_
@@ -350,6 +417,82 @@ class PairwiseClustering:
     def predict(self, X: Any) -> np.ndarray:
         """The most probable class of each unseen point."""
         return self.predict_proba(X).argmax(axis=1)
+
+    # -- likelihood of the Gaussian family (pairlab.likelihood says what is reported) -----------
+    def _require_fitted(self) -> None:
+        if not hasattr(self, "state_"):
+            raise _not_fitted_error()(
+                f"This {self.algorithm} estimator is not fitted yet; call fit before using it.")
+
+    def _mixture(self):
+        from .likelihood import fitted_mixture
+
+        return fitted_mixture(self.state_, self.run_.params)
+
+    @_IfGaussian
+    def score_samples(self, X: Any) -> np.ndarray:
+        """log p(x_i | theta) of each row under the fitted mixture, as a point without links."""
+        X = self._check_fitted(X)
+        return self._mixture().score_samples(X)
+
+    @_IfGaussian
+    def score(self, X: Any, y: Any = None) -> float:
+        """Mean of :meth:`score_samples` (scikit-learn's ``GaussianMixture.score``)."""
+        return float(self.score_samples(X).mean())
+
+    @_IfGaussian
+    def n_parameters(self) -> int:
+        """Free parameters of the fitted mixture (scikit-learn's ``_n_parameters``)."""
+        self._require_fitted()
+        return self._mixture().n_parameters()
+
+    @_IfGaussian
+    def bic(self, X: Any) -> float:
+        """Bayesian information criterion -2 log L + p log n on ``X`` (lower is better)."""
+        n = as_data_matrix(X).shape[0]
+        return float(-2 * self.score(X) * n + self.n_parameters() * np.log(n))
+
+    @_IfGaussian
+    def aic(self, X: Any) -> float:
+        """Akaike information criterion -2 log L + 2 p on ``X`` (lower is better)."""
+        n = as_data_matrix(X).shape[0]
+        return float(-2 * self.score(X) * n + 2 * self.n_parameters())
+
+    @_IfGaussian
+    def sample(self, n_samples: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """``(X, y)``: draws from the fitted mixture and their components, seeded by
+        ``random_state`` (the same seed gives the same draws)."""
+        self._require_fitted()
+        seed = _seed(self.random_state)
+        return self._mixture().sample(n_samples, np.random.default_rng(seed))
+
+
+class _FitRequests(dict):
+    """The requested fit metadata; scikit-learn's clone copies it to the clone."""
+
+    def __sklearn_clone__(self) -> _FitRequests:
+        return _FitRequests(self)
+
+
+def _from_link_rows(y: Any, must_link: Any, cannot_link: Any) -> tuple[Any, Any, Any]:
+    """Pairs from link rows given as ``must_link``/``cannot_link`` or ``y`` (else unchanged)."""
+    from .model_selection import cut_links, is_link_rows
+
+    rows = [v for v in (must_link, cannot_link) if is_link_rows(v)]
+    if not rows and must_link is None and cannot_link is None and is_link_rows(y):
+        must_link = cannot_link = y
+        rows = [y]
+    if not rows:
+        return must_link, cannot_link, None
+    index = None
+    if is_link_rows(must_link):
+        must_link, index = cut_links(must_link, "must")
+    if is_link_rows(cannot_link):
+        cannot_link, other = cut_links(cannot_link, "cannot")
+        if index is not None and not np.array_equal(index, other):
+            raise InvalidInputError("must_link and cannot_link link rows are for different rows.")
+        index = other
+    return must_link, cannot_link, index
 
 
 def _same(a: Any, b: Any) -> bool:

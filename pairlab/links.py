@@ -28,6 +28,7 @@ __all__ = [
     "flip_fraction",
     "flip_probability",
     "grid_links",
+    "links_from_labels",
     "nonoverlapping_pairs",
     "ppc_weight",
     "random_pairs",
@@ -379,6 +380,40 @@ def grid_links(rows: int, cols: int, labels: np.ndarray | None = None, *,
         q = float(np.mean(y[pairs[:, 0]] != y[pairs[:, 1]]))
         conf = 1.0 - min(q, 0.5)
     return Constraints(pairs, None, n_samples=rows * cols, confidence=conf)
+
+
+def links_from_labels(labels: np.ndarray, n_pairs: int | None = None,
+                      rng: np.random.Generator | None = None, *,
+                      unlabeled: int = -1) -> Constraints:
+    """Links from partial labels (``unlabeled`` marks a point without one, scikit-learn's -1).
+
+    ``n_pairs=None``: every pair of labelled points, a must-link when the labels agree and a
+    cannot-link otherwise. An integer: that many distinct pairs drawn uniformly among the pairs of
+    labelled points and labelled the same way (the protocol of :func:`random_pairs_count`).
+    Indices refer to the rows of ``labels``.
+    """
+    y = np.asarray(labels)
+    if y.ndim != 1:
+        raise InvalidInputError(f"labels must be 1-D, got shape {y.shape}.")
+    known = np.flatnonzero(y != unlabeled)
+    if known.size < 2:
+        raise InvalidInputError(f"at least 2 labelled points (labels other than {unlabeled}) are "
+                                f"needed to make links, got {known.size}.")
+    codes = np.unique(y[known], return_inverse=True)[1].reshape(-1)
+    m = known.size
+    if n_pairs is None:
+        i, j = np.triu_indices(m, k=1)
+        pairs = np.column_stack([i, j])
+    else:
+        if isinstance(n_pairs, bool) or int(n_pairs) != n_pairs or n_pairs < 0:
+            raise InvalidInputError(f"n_pairs must be None or a whole number >= 0, got "
+                                    f"{n_pairs!r}.")
+        if rng is None:
+            raise InvalidInputError("drawing n_pairs links needs rng (a numpy Generator).")
+        pairs = _distinct_pairs(m, int(n_pairs), rng)
+    full = np.zeros(y.size, dtype=np.int64)
+    full[known] = codes
+    return _split_by_labels(full, known[pairs], y.size)
 
 
 # --- the named generators and noise models (one place for the CLI, sweeps and the app) ---

@@ -432,6 +432,8 @@ class MixtureAlgorithm(Algorithm):
     params: ClassVar[tuple[Param, ...]] = MIXTURE_PARAMS
     accepts_means_init: ClassVar[bool] = True
     objective_name: ClassVar[str] = "log-likelihood"
+    #: states describe a Gaussian mixture: the estimator offers score, bic, aic and sample
+    gaussian_mixture: ClassVar[bool] = True
 
     @property
     def covariance_type(self) -> str:

@@ -90,6 +90,7 @@ class TVClustVariational(TVClustModel):
     )
     objective_name = "ELBO"
     phases = ("q(z)", "q(v), q(theta)")
+    gaussian_mixture = True  # the plug-in mixture E[pi_k], E[mu_k], Psi_k / nu_k (pairlab.likelihood)
 
     def __init__(self, dataset: Dataset, constraints: Constraints | None = None,
                  params: Mapping[str, Any] | None = None, rng: np.random.Generator | None = None) -> None:

@@ -1,0 +1,164 @@
+"""Cross-validation, searches and metadata routing with links (pairlab.model_selection)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from pairlab import make_estimator
+from pairlab.errors import InvalidInputError
+from pairlab.model_selection import (
+    LabelScorer,
+    LinkScorer,
+    cut_links,
+    link_f_measure,
+    link_rows,
+)
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.base import clone  # noqa: E402
+from sklearn.experimental import enable_halving_search_cv  # noqa: E402,F401
+from sklearn.model_selection import (  # noqa: E402
+    GridSearchCV,
+    HalvingGridSearchCV,
+    KFold,
+    ParameterGrid,
+    RandomizedSearchCV,
+    cross_validate,
+)
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+
+GRID = {"n_components": [2, 3, 4], "must_link_weight": [0.5, 3.0]}
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(c, 1.0, (15, 2)) for c in ([0, 0], [6, 0], [0, 6])])
+    y = np.repeat(np.arange(3), 15)
+    pairs = np.unique(np.sort(rng.choice(45, (30, 2)), axis=1), axis=0)
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    same = y[pairs[:, 0]] == y[pairs[:, 1]]
+    return X, y, pairs[same], pairs[~same]
+
+
+def test_link_rows_cut_with_a_fold_keep_the_links_inside_it():
+    rows = link_rows(6, must_link=[[0, 1], [1, 4]], cannot_link=[[2, 5], [0, 3]])
+    fold = rows[[1, 4, 5, 0]]
+    ml, index = cut_links(fold, "must")
+    cl, _ = cut_links(fold, "cannot")
+    assert index.tolist() == [1, 4, 5, 0]
+    assert sorted(map(tuple, ml.tolist())) == [(0, 1), (0, 3)]  # (1, 4) and (0, 1) re-indexed
+    assert cl.shape == (0, 2)  # (2, 5) and (0, 3) cross the fold
+    with pytest.raises(InvalidInputError, match="indices must lie"):
+        link_rows(3, must_link=[[0, 3]])
+
+
+def test_fit_on_link_rows_equals_fit_on_the_fold_links(data):
+    X, _y, ml, cl = data
+    rows = link_rows(45, ml, cl)
+    train = np.arange(0, 45, 2)
+    a = make_estimator("gmpr", n_components=3, random_state=0).fit(
+        X[train], must_link=rows[train], cannot_link=rows[train])
+    keep = np.isin(ml, train).all(axis=1)
+    pos = {int(j): p for p, j in enumerate(train)}
+    ml_fold = np.vectorize(pos.get)(ml[keep]).reshape(-1, 2)
+    keep_c = np.isin(cl, train).all(axis=1)
+    cl_fold = np.vectorize(pos.get)(cl[keep_c]).reshape(-1, 2)
+    b = make_estimator("gmpr", n_components=3, random_state=0).fit(
+        X[train], must_link=ml_fold, cannot_link=cl_fold)
+    assert np.array_equal(a.means_, b.means_) and np.array_equal(a.labels_, b.labels_)
+    assert a.sample_index_.tolist() == train.tolist()
+    c = make_estimator("gmpr", n_components=3, random_state=0).fit(X[train], rows[train])
+    assert np.array_equal(a.means_, c.means_)
+
+
+def test_link_f_measure_follows_cvcp():
+    # must-links: 2 kept, 1 split; cannot-links: 1 joined, 3 apart
+    s = link_f_measure([True, True, False], [True, False, False, False])
+    f_ml = 2 * 2 / (2 * 2 + 1 + 1)
+    f_cl = 2 * 3 / (2 * 3 + 1 + 1)
+    assert s == pytest.approx((f_ml + f_cl) / 2)
+    assert link_f_measure([True], []) == 1.0
+    with pytest.raises(InvalidInputError, match="no held-out links"):
+        link_f_measure([], [])
+
+
+def _hand_loop(X, rows, cv):
+    """GridSearchCV's choice written out: same folds, same scorer, first best in grid order."""
+    means = []
+    for params in ParameterGrid(GRID):
+        scores = []
+        for train, test in cv.split(X):
+            est = make_estimator("ppc", random_state=0, **params).fit(
+                X[train], must_link=rows[train], cannot_link=rows[train])
+            scores.append(LinkScorer()(est, X[test], rows[test]))
+        means.append(np.mean(scores))
+    return list(ParameterGrid(GRID))[int(np.argmax(means))], np.array(means)
+
+
+def test_grid_search_with_links_equals_a_hand_written_loop(data):
+    X, _y, ml, cl = data
+    rows = link_rows(45, ml, cl)
+    cv = KFold(3, shuffle=True, random_state=0)
+    best, means = _hand_loop(X, rows, cv)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # without routing, fit metadata never reaches a scorer: the rows go as y (fit takes
+        # the links from y when must_link and cannot_link are not given)
+        plain = GridSearchCV(make_estimator("ppc", random_state=0), GRID, cv=cv,
+                             scoring=LinkScorer(), error_score="raise").fit(X, rows)
+        with sklearn.config_context(enable_metadata_routing=True):
+            est = make_estimator("ppc", random_state=0).set_fit_request(
+                must_link=True, cannot_link=True)
+            scorer = LinkScorer().set_score_request(must_link=True, cannot_link=True)
+            routed = GridSearchCV(est, GRID, cv=cv, scoring=scorer, error_score="raise").fit(
+                X, must_link=rows, cannot_link=rows)
+    for search in (plain, routed):
+        assert search.best_params_ == best
+        np.testing.assert_array_equal(search.cv_results_["mean_test_score"], means)
+    assert best["n_components"] == 3
+
+
+def test_other_searches_and_cross_validate_take_link_rows(data):
+    X, y, ml, cl = data
+    rows = link_rows(45, ml, cl, labels=y)
+    est = make_estimator("gmpr", random_state=0)
+    cv = KFold(3, shuffle=True, random_state=0)
+    grid = {"n_components": [2, 3, 4]}
+    out = cross_validate(clone(est).set_params(n_components=3), X, rows, cv=cv,
+                         scoring={"links": LinkScorer(), "ari": LabelScorer()})
+    assert out["test_links"].shape == (3,) and np.all(out["test_ari"] > 0.9)
+    rs = RandomizedSearchCV(est, grid, n_iter=3, cv=cv, scoring=LinkScorer(),
+                            random_state=0).fit(X, rows)
+    hs = HalvingGridSearchCV(est, grid, cv=cv, scoring=LinkScorer(), min_resources=30,
+                             random_state=0).fit(X, rows)
+    assert rs.best_params_["n_components"] == 3 and hs.best_params_["n_components"] == 3
+
+
+def test_routing_in_pipelines_and_clone(data):
+    X, _y, ml, cl = data
+    est = make_estimator("gmm", n_components=3, random_state=0)
+    plain = make_pipeline(StandardScaler(), clone(est)).fit(
+        X, pairwiseclustering__must_link=ml, pairwiseclustering__cannot_link=cl)
+    with sklearn.config_context(enable_metadata_routing=True):
+        asked = clone(est).set_fit_request(must_link=True, cannot_link=True)
+        assert clone(asked)._metadata_request == {"must_link": True, "cannot_link": True}
+        routed = make_pipeline(StandardScaler(), asked).fit(X, must_link=ml, cannot_link=cl)
+        assert np.array_equal(routed[-1].means_, plain[-1].means_)
+        with pytest.raises(Exception, match="must_link"):  # passed but not requested
+            make_pipeline(StandardScaler(), clone(est)).fit(X, must_link=ml)
+    with pytest.raises(InvalidInputError, match="unknown fit metadata"):
+        clone(est).set_fit_request(sample_weight=True)
+
+
+def test_scorer_refuses_without_links(data):
+    X, _y, ml, cl = data
+    est = make_estimator("gmm", n_components=3, random_state=0).fit(X)
+    with pytest.raises(InvalidInputError, match="needs the test fold's links"):
+        LinkScorer()(est, X)
+    with pytest.raises(InvalidInputError, match="fitted without link_rows"):
+        LinkScorer()(est, X, link_rows(45, ml, cl))
