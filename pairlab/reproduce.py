@@ -28,6 +28,7 @@ import numpy as np
 
 from .argtypes import non_negative_int, positive_int
 from .constraints import atomic_write_text
+from .display import ReproductionDocument
 from .errors import InvalidInputError
 from .extras import GUI_INSTALL, missing_gui
 from .reproduction import Reproduction, ReproductionError, jsonable
@@ -140,7 +141,7 @@ def reproduce(
     doc["provenance"] = provenance(argv, time.perf_counter() - start)
     doc = jsonable(doc)
     atomic_write_text(out / f"{recipe.name}.json", json.dumps(doc, indent=1) + "\n")
-    return doc
+    return ReproductionDocument(doc, out)
 
 
 def reproduce_all(
