@@ -1,9 +1,7 @@
-"""Rich display in notebooks: HTML (and PNG) for a Run, an estimator, Constraints, a reproduction
-and a sweep result.
+"""Rich display in notebooks: HTML tables for Constraints, a reproduction and a sweep result.
 
-The ``_repr_html_`` / ``_repr_mimebundle_`` methods of those classes call the functions here. A
-picture is drawn with matplotlib (:mod:`pairlab.mpl`), imported only when a picture is asked for;
-without matplotlib the display is plain HTML tables. No Qt, no app.
+The ``_repr_html_`` methods of those classes call the functions here; a Run's and an estimator's
+display, which draw a picture, are in :mod:`pairlab.display_run`. No Qt, no app, no matplotlib.
 """
 
 from __future__ import annotations
@@ -11,15 +9,14 @@ from __future__ import annotations
 import base64
 import html
 import importlib.util
-import io
 import math
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ReproductionDocument", "constraints_html", "estimator_bundle", "has_matplotlib", "html_table",
-           "reproduction_html", "run_bundle", "run_png", "sweep_html"]
+__all__ = ["ReproductionDocument", "constraints_html", "has_matplotlib", "html_table", "img_tag",
+           "reproduction_html", "sweep_html"]
 
 #: Rows of a table shown before "... n more rows".
 MAX_ROWS = 40
@@ -45,6 +42,12 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def img_tag(png: bytes, alt: str) -> str:
+    """An ``<img>`` with the PNG inlined (base64)."""
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}"/>'
+
+
 def html_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None, *,
                limit: int = MAX_ROWS, caption: str | None = None) -> str:
     """An escaped HTML table of ``rows`` (dicts); ``columns`` default to the first row's keys."""
@@ -56,71 +59,6 @@ def html_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None 
             if len(rows) > limit else "")
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
     return f'<table style="{_STYLE}">{cap}<tr>{head}</tr>{body}{more}</table>'
-
-
-def _png_of(figure: Any) -> bytes:
-    buf = io.BytesIO()
-    figure.savefig(buf, format="png", dpi=80, metadata={"Software": None})
-    return buf.getvalue()
-
-
-def _img(png: bytes, alt: str) -> str:
-    data = base64.b64encode(png).decode("ascii")
-    return f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}"/>'
-
-
-def run_png(run: Any, size: tuple[float, float] = (480, 420)) -> bytes | None:
-    """A PNG of ``run`` at its cursor (matplotlib), or None without matplotlib."""
-    if not has_matplotlib():
-        return None
-    from .mpl import draw_run
-
-    return _png_of(draw_run(run, size=size))
-
-
-def _run_rows(run: Any) -> list[dict[str, Any]]:
-    state, links = run.state, run.constraints
-    rows = [{"": "algorithm", "value": f"{run.algorithm_class.title} ({run.algorithm_class.name})"},
-            {"": "data", "value": f"{run.dataset.name}: {run.dataset.n_samples} points, "
-                                  f"{run.dataset.n_features} features"},
-            {"": "links", "value": f"{links.n_must_link} must, {links.n_cannot_link} cannot"},
-            {"": "iteration", "value": f"{state.iteration} of {len(run.history) - 1} computed"
-                                       + (" (converged)" if run.converged else "")}]
-    if state.objective is not None and math.isfinite(state.objective):
-        rows.append({"": state.objective_name or "objective", "value": state.objective})
-    violated = run.violated_links()
-    rows.append({"": "violated links", "value": sum(len(v) for v in violated.values())})
-    return rows
-
-
-def run_bundle(run: Any) -> dict[str, Any]:
-    """MIME bundle of a :class:`~pairlab.Run`: text, an HTML summary and (with matplotlib) its
-    picture as PNG, also inlined in the HTML."""
-    png = run_png(run)
-    table = html_table(_run_rows(run), ["", "value"])
-    bundle: dict[str, Any] = {"text/plain": repr(run)}
-    if png is None:
-        bundle["text/html"] = table
-    else:
-        bundle["image/png"] = png
-        bundle["text/html"] = (f'<div style="display:flex;gap:12px;align-items:flex-start">'
-                               f'{_img(png, "run")}{table}</div>')
-    return bundle
-
-
-def estimator_bundle(estimator: Any) -> dict[str, Any]:
-    """MIME bundle of an estimator: its parameters and, once fitted, its run's summary and picture."""
-    params = [{"parameter": k, "value": v} for k, v in estimator.get_params().items()]
-    head = f"<b>{html.escape(repr(estimator))}</b>"
-    run = getattr(estimator, "run_", None)
-    if run is None:
-        return {"text/plain": repr(estimator),
-                "text/html": f"{head}<br/>not fitted{html_table(params)}"}
-    bundle = run_bundle(run)
-    bundle["text/plain"] = repr(estimator)
-    bundle["text/html"] = f"{head}<br/>{bundle['text/html']}<details><summary>parameters</summary>" \
-                          f"{html_table(params)}</details>"
-    return bundle
 
 
 def constraints_html(constraints: Any, limit: int = 10) -> str:
@@ -152,7 +90,7 @@ def reproduction_html(doc: Mapping[str, Any], folder: str | Path | None = None) 
         for name in doc.get("files", []):
             path = Path(folder) / name
             if path.suffix.lower() == ".png" and path.is_file():
-                parts.append(_img(path.read_bytes(), name))
+                parts.append(img_tag(path.read_bytes(), name))
     return "".join(parts)
 
 

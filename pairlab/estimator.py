@@ -215,7 +215,7 @@ class PairwiseClustering:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Notebook display: parameters and, once fitted, the run's summary and picture."""
-        from .display import estimator_bundle
+        from .display_run import estimator_bundle
 
         return estimator_bundle(self)
 

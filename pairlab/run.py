@@ -119,7 +119,7 @@ class Run:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Notebook display: a summary table and the current state as a picture (matplotlib)."""
-        from .display import run_bundle
+        from .display_run import run_bundle
 
         return run_bundle(self)
 

@@ -8,10 +8,10 @@ the **presentation** layer (``pairlab.gui``, ``pairlab.render`` and the GUI fram
 plugins: algorithms, data sets and metrics import neither Qt nor the presentation layer;
 reproductions may draw through ``pairlab.render`` but never import Qt themselves. Inside the GUI,
 the model (``model``, ``lab_*``, ``pane``, ``session``, ``lessons``) stays Qt-free. The matplotlib
-figures and notebook front-end (``pairlab.mpl``, ``pairlab.notebook``) import no Qt and, of the GUI,
-only that Qt-free model. No private name
-(``_x``) is imported from another package, and nothing outside ``pairlab/run.py`` writes a
-``Run``'s state (its history, half-states, cursor or convergence flag; :func:`run_state_writes`).
+figures and notebook front-end (``pairlab.mpl``, ``pairlab.display*``, ``pairlab.notebook``) import
+no Qt and, of the GUI, only that Qt-free model. No private name (``_x``) is imported from another
+package, and nothing outside ``pairlab/run.py`` writes a ``Run``'s state (its history, half-states,
+cursor or convergence flag; :func:`run_state_writes`).
 No import cycles among pairlab's modules (function-level imports included; a submodule importing
 its own parent package is not a cycle, nor is an import under ``if TYPE_CHECKING:``, which never
 runs).
@@ -31,7 +31,7 @@ QT_FREE_GUI = ("pairlab.gui.model", "pairlab.gui.lab_data", "pairlab.gui.lab_tim
                "pairlab.gui.lab_views", "pairlab.gui.pane", "pairlab.gui.session", "pairlab.gui.lessons")
 DRAWING = ("pairlab.draw",)
 #: matplotlib figures and the notebook front-end: no Qt; of the GUI only its Qt-free model.
-NOTEBOOK = ("pairlab.mpl", "pairlab.notebook")
+NOTEBOOK = ("pairlab.mpl", "pairlab.display", "pairlab.display_run", "pairlab.notebook")
 #: A Run's state, changed only through Run's own methods (replace_half, restore, mark_converged ...).
 RUN_STATE = ("history", "halves", "converged", "on_half", "index")
 #: Methods that change a list or dict in place.
