@@ -213,7 +213,7 @@ def draw_frames(frames: Sequence[Frame], path: str | os.PathLike[str] | None = N
     """Frames side by side (``ncols`` per row) in a new ``Figure``; ``panel_size`` in pixels at
     100 dpi as :func:`pairlab.render.render_frames`. Writes ``path`` (PNG/SVG/PDF) when given."""
     require_matplotlib()
-    from matplotlib.figure import Figure
+    from .mpl_figure import PairlabFigure
 
     if not frames:
         raise InvalidInputError("nothing to draw: give at least one frame")
@@ -221,7 +221,7 @@ def draw_frames(frames: Sequence[Frame], path: str | os.PathLike[str] | None = N
     ncols = ncols or min(len(frames), 4)
     nrows = math.ceil(len(frames) / ncols)
     extra = (0.4 if title else 0) + (0.2 * (notes.count("\n") + 1) + 0.1 if notes else 0)
-    fig = Figure(figsize=(panel_size[0] / 100 * ncols, panel_size[1] / 100 * nrows + extra),
+    fig = PairlabFigure(figsize=(panel_size[0] / 100 * ncols, panel_size[1] / 100 * nrows + extra),
                  layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
     rect = view_range or data_bounds(np.vstack([f.xy for f in frames]), margin=0.04)

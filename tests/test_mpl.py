@@ -99,6 +99,11 @@ def test_panels_side_by_side_share_the_view(data, run):
     assert visible[-1].get_legend() is not None
 
 
+def test_a_returned_figure_shows_itself_in_a_notebook(run):
+    # without pyplot's inline backend a bare Figure has no PNG display; ours does
+    assert draw_run(run)._repr_png_().startswith(b"\x89PNG")
+
+
 def test_draw_on_a_given_axes(data, run):
     fig = Figure()
     ax = fig.add_subplot()
