@@ -68,3 +68,20 @@ def test_stepping_clicking_two_points_links_them_and_explains(executed):
     assert "links 5 True" in out
     assert out.splitlines()[1].startswith("gmm, point 40")
     assert "qt []" in out
+
+
+def test_the_notebook_tutorial_runs_in_a_kernel_with_pictures_in_its_outputs(tmp_path):
+    jupytext = pytest.importorskip("jupytext")
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tutorials" / "07_notebook_stepper.py"
+    nb = jupytext.read(path)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbclient.NotebookClient(nb, timeout=120, kernel_manager_class=_this_python_kernel(),
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    shown = [set(o.get("data", {})) for c in nb.cells if c.cell_type == "code" for o in c.outputs
+             if o.output_type == "execute_result"]
+    assert any("text/html" in s for s in shown[:1])  # the links' table
+    assert sum("image/png" in s for s in shown) >= 1  # the run's figure
+    assert "application/vnd.jupyter.widget-view+json" in shown[-1]
+    assert (tmp_path / "gmpr.svg").read_bytes().startswith(b"<?xml")
