@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import html
-import importlib.util
 import math
 import sys
 from collections.abc import Mapping, Sequence
@@ -25,13 +24,14 @@ _CELL = "border:1px solid #ccc;padding:2px 6px;text-align:left"
 
 
 def has_matplotlib() -> bool:
-    """True when matplotlib can be imported (pictures are drawn), False for text only."""
-    if "matplotlib" in sys.modules:
-        return sys.modules["matplotlib"] is not None
-    try:
-        return importlib.util.find_spec("matplotlib") is not None
-    except (ImportError, ValueError):
+    """True when matplotlib's ``Figure`` imports (pictures are drawn), False for text only."""
+    if sys.modules.get("matplotlib", False) is None:
         return False
+    try:
+        from matplotlib.figure import Figure  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _text(value: Any) -> str:

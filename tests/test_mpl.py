@@ -126,3 +126,26 @@ def test_without_matplotlib_says_what_to_install(monkeypatch, run):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(PairlabError, match=r"pairlab\[figures\]"):
         draw_run(run)
+
+
+def test_reproduction_figures_draw_without_qt(tmp_path, data, run):
+    from pairlab.mpl_curves import draw_curves, draw_panels
+    from pairlab.render import CurvePanel, CurveSeries, Panel
+
+    x = np.arange(4.0)
+    lines = CurvePanel("purity", [CurveSeries("GM-PR", x, x / 4, x / 5, x / 3, colour=1, dashed=True),
+                                  CurveSeries("GMM", x, x / 8, hollow=True)], "links", "purity")
+    bars = CurvePanel("bars", [CurveSeries("a", x[:2], np.array([1.0, 2.0]), np.array([0.5, 1.5]),
+                                           np.array([1.5, 2.5]))], categories=["p", "q"])
+    fig = draw_curves([lines, bars, CurvePanel("empty", message="no trials")], tmp_path / "c.pdf",
+                      title="T", notes="n")
+    ax0, ax1, ax2 = fig.axes[:3]
+    assert [ln.get_linestyle() for ln in ax0.lines] == ["--", "-"]
+    assert len(ax0.collections) == 1  # the band of the first series
+    assert [t.get_text() for t in ax1.get_xticklabels()] == ["p", "q"] and len(ax1.patches) == 2
+    assert ax2.texts[0].get_text() == "no trials"
+    assert (tmp_path / "c.pdf").read_bytes().startswith(b"%PDF")
+    panels = [Panel(data, run.constraints, None, "data"),
+              Panel(data, run.constraints, run.state, "GM-PR", decision_regions=run.algorithm)]
+    fig = draw_panels(panels, tmp_path / "p.svg", ncols=2, legend=True, scale=1.5)
+    assert len(fig.axes[1].images) == 1 and not fig.axes[0].images
