@@ -149,3 +149,27 @@ def test_reproduction_figures_draw_without_qt(tmp_path, data, run):
               Panel(data, run.constraints, run.state, "GM-PR", decision_regions=run.algorithm)]
     fig = draw_panels(panels, tmp_path / "p.svg", ncols=2, legend=True, scale=1.5)
     assert len(fig.axes[1].images) == 1 and not fig.axes[0].images
+
+
+NO_QT_SWEEP = """
+import sys
+class NoQt:  # an install with matplotlib but without the gui extra
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("PySide6", "pyqtgraph", "shiboken6"):
+            raise ModuleNotFoundError(name)
+sys.meta_path.insert(0, NoQt())
+from pairlab.cli import main
+assert main(["sweep", "--algorithm", "gmm", "--dataset", "two-moons", "--budget", "3", "--trials", "1",
+             "--jobs", "1", "--out", sys.argv[1]]) == 0
+assert not [m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph")]
+"""
+
+
+def test_a_sweep_draws_its_figures_with_matplotlib_without_qt(tmp_path):
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", NO_QT_SWEEP, str(tmp_path)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert (tmp_path / "sweep-purity.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "sweep-purity.svg").exists() and "not drawn" not in out.stderr
