@@ -209,14 +209,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from .sweep.command import run as run_sweep
 
     def draw(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Any) -> list[Any]:
+        from .display import has_matplotlib
         from .extras import GUI_INSTALL, missing_gui
-
-        if missing_gui():  # a headless install (a cluster worker): tables yes, figures no
-            print(f"pairlab: figures not drawn: Qt is not installed ({GUI_INSTALL}); the table "
-                  "and summary are written", file=sys.stderr)
-            return []
         from .sweep.figures import draw_summary  # the presentation layer, loaded to draw only
 
+        if missing_gui() and has_matplotlib():  # no Qt: the same figures with matplotlib
+            from .mpl_curves import draw_curves
+
+            return draw_summary(doc, summary, folder, curves=draw_curves)
+        if missing_gui():  # a headless install (a cluster worker): tables yes, figures no
+            print(f"pairlab: figures not drawn: Qt is not installed ({GUI_INSTALL}), nor is "
+                  'matplotlib (pip install "pairlab[figures]"); the table and summary are written',
+                  file=sys.stderr)
+            return []
         return draw_summary(doc, summary, folder)
 
     return run_sweep(args, draw)

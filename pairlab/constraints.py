@@ -168,6 +168,11 @@ class Constraints:
             f"cannot_link={self.n_cannot_link} pairs)"
         )
 
+    def _repr_html_(self) -> str:
+        from .display import constraints_html
+
+        return constraints_html(self)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Constraints):
             return NotImplemented

@@ -255,6 +255,12 @@ class PairwiseClustering:
         args = ", ".join([repr(self.algorithm)] + [f"{k}={v!r}" for k, v in changed.items()])
         return f"PairwiseClustering({args})"
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Notebook display: parameters and, once fitted, the run's summary and picture."""
+        from .display_run import estimator_bundle
+
+        return estimator_bundle(self)
+
     def fit(self, X: Any, y: Any = None, *, must_link: Any = None, cannot_link: Any = None,
             constraints: Constraints | None = None, labels: Any = None) -> PairwiseClustering:
         """Fit on ``X`` with constraints given as pairs or as a :class:`~pairlab.Constraints`.

@@ -28,6 +28,7 @@ import numpy as np
 
 from .argtypes import non_negative_int, positive_int
 from .atomic import atomic_write_text
+from .display import ReproductionDocument, has_matplotlib
 from .errors import InvalidInputError
 from .extras import GUI_INSTALL, missing_gui
 from .params import parse_assignments
@@ -125,9 +126,10 @@ def reproduce(
         csv_path = out / f"{recipe.name}.csv"
         atomic_write_text(csv_path, _curves_csv(result.curves))
         files.append(csv_path.name)
-    if render and missing_gui():
-        result.notes.append(f"figures not drawn: Qt is not installed ({GUI_INSTALL}); the "
-                            "results and tables are written")
+    if render and missing_gui() and not has_matplotlib():
+        result.notes.append(f"figures not drawn: Qt is not installed ({GUI_INSTALL}), nor is "
+                            'matplotlib (pip install "pairlab[figures]"); the results and tables '
+                            "are written")
     elif render:
         files += [Path(p).name for p in recipe.render(result, out)]
     doc = {
@@ -143,7 +145,7 @@ def reproduce(
     doc["provenance"] = provenance(argv, time.perf_counter() - start)
     doc = jsonable(doc)
     atomic_write_text(out / f"{recipe.name}.json", json.dumps(doc, indent=1) + "\n")
-    return doc
+    return ReproductionDocument(doc, out)
 
 
 def reproduce_all(

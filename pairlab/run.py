@@ -123,6 +123,16 @@ class Run:
         self.index = -1
         self._push(self._call(self.algorithm.initialize))
 
+    def __repr__(self) -> str:
+        return (f"Run({self.algorithm_class.name!r}, {self.dataset.name!r}, {len(self.constraints)} links, "
+                f"iteration {self.state.iteration}{', converged' if self.converged else ''})")
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Notebook display: a summary table and the current state as a picture (matplotlib)."""
+        from .display_run import run_bundle
+
+        return run_bundle(self)
+
     # -- internals ----------------------------------------------------------------------------
     def _call(self, fn: Callable[..., Any], *args: Any) -> State:
         name = self.algorithm_class.name

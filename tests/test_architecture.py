@@ -8,9 +8,11 @@ the **presentation** layer (``pairlab.gui``, ``pairlab.render`` and the GUI fram
 core module imports a command-line module (``pairlab.cli*``: ``cli``, ``cli_links``). Built-in
 plugins: algorithms, data sets and metrics import neither Qt nor the presentation layer;
 reproductions may draw through ``pairlab.render`` but never import Qt themselves. Inside the GUI,
-the model (``model``, ``lab_*``, ``pane``, ``session``, ``lessons``) stays Qt-free. No private name
-(``_x``) is imported from another package, and nothing outside ``pairlab/run.py`` writes a
-``Run``'s state (its history, half-states, cursor or convergence flag; :func:`run_state_writes`).
+the model (``model``, ``lab_*``, ``pane``, ``session``, ``lessons``) stays Qt-free. The matplotlib
+figures and notebook front-end (``pairlab.mpl``, ``pairlab.display*``, ``pairlab.notebook``) import
+no Qt and, of the GUI, only that Qt-free model. No private name (``_x``) is imported from another
+package, and nothing outside ``pairlab/run.py`` writes a ``Run``'s state (its history, half-states,
+cursor or convergence flag; :func:`run_state_writes`).
 No import cycles among pairlab's modules (function-level imports included; a submodule importing
 its own parent package is not a cycle, nor is an import under ``if TYPE_CHECKING:``, which never
 runs).
@@ -29,6 +31,8 @@ SHELL = ("pairlab.__main__",)  # with every pairlab.cli* module (_is_cli): the c
 QT_FREE_GUI = ("pairlab.gui.model", "pairlab.gui.lab_data", "pairlab.gui.lab_timeline",
                "pairlab.gui.lab_views", "pairlab.gui.pane", "pairlab.gui.session", "pairlab.gui.lessons")
 DRAWING = ("pairlab.draw",)
+#: matplotlib figures and the notebook front-end: no Qt; of the GUI only its Qt-free model.
+NOTEBOOK = ("pairlab.mpl", "pairlab.mpl_figure", "pairlab.display", "pairlab.display_run", "pairlab.notebook")
 #: A Run's state, changed only through Run's own methods (replace_half, restore, mark_converged ...).
 RUN_STATE = ("history", "halves", "converged", "on_half", "index")
 #: Methods that change a list or dict in place.
@@ -223,6 +227,12 @@ def layering_violations(root: Path) -> list[str]:
             upward = _outermost({n for n in names if _within(n, PRESENTATION + SHELL) or _is_cli(n)})
             bad += [f"{module}: {n} (the drawing layer imports the app, the renderer or the shell)"
                     for n in upward]
+        if _within(module, NOTEBOOK):
+            upward = _outermost({n for n in names if (_within(n, PRESENTATION + SHELL) or _is_cli(n))
+                                 and not _within(n, QT_FREE_GUI) and n != "pairlab.gui"})
+            bad += [f"{module}: {n} (notebook front-end imports Qt)" for n in qt]
+            bad += [f"{module}: {n} (notebook front-end imports the Qt app or renderer)" for n in upward]
+            continue
         if _is_cli(module) or _within(module, SHELL) or _within(module, PRESENTATION):
             if _within(module, QT_FREE_GUI):
                 bad += [f"{module}: {n} (Qt-free GUI module)" for n in qt]
@@ -294,6 +304,43 @@ def test_running_an_algorithm_loads_no_qt():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_the_notebook_layer_rules_catch_qt_and_the_renderer(tmp_path):
+    root = _fake_tree(tmp_path, {
+        "pairlab/__init__.py": "",
+        "pairlab/mpl.py": "def f():\n    import PySide6\n    from .render import render_run\n",
+        "pairlab/notebook/__init__.py": "from ..gui.model import Lab\nfrom ..gui import canvas\n",
+        "pairlab/gui/__init__.py": "",
+        "pairlab/gui/model.py": "",
+        "pairlab/gui/canvas.py": "",
+        "pairlab/render.py": "",
+    })
+    assert sorted(layering_violations(root)) == [
+        "pairlab.mpl: PySide6 (notebook front-end imports Qt)",
+        "pairlab.mpl: pairlab.render (notebook front-end imports the Qt app or renderer)",
+        "pairlab.notebook: pairlab.gui.canvas (notebook front-end imports the Qt app or renderer)",
+    ]
+
+
+def test_drawing_with_matplotlib_loads_no_qt(tmp_path):
+    code = (
+        "import sys, numpy as np\n"
+        "from pairlab import Run\n"
+        "from pairlab.registry import get_registry\n"
+        "from pairlab.links import random_pairs\n"
+        "from pairlab.mpl import draw_run\n"
+        "data = get_registry().dataset('two-moons').make(seed=0)\n"
+        "run = Run('gmpr', data, random_pairs(data.y, 3, 3, np.random.default_rng(0)),\n"
+        "          {'n_components': 2}, seed=0)\n"
+        "run.step()\n"
+        f"draw_run(run, {str(tmp_path / 'f.png')!r})\n"
+        f"bad = [m for m in sys.modules if m.split('.')[0] in {QT!r} or m.startswith('pairlab.gui.')]\n"
+        "assert not bad, bad\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "f.png").stat().st_size > 1000
 
 
 def test_the_new_rules_catch_a_planted_violation_each(tmp_path):

@@ -16,8 +16,11 @@ from .report import panels
 __all__ = ["draw_summary"]
 
 
-def draw_summary(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Path) -> list[Path]:
-    """NAME-METRIC.png and .svg for every metric of the sweep ``doc`` (its JSON); the paths."""
+def draw_summary(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Path,
+                 curves: Any = None) -> list[Path]:
+    """NAME-METRIC.png and .svg for every metric of the sweep ``doc`` (its JSON); the paths.
+    ``curves`` draws them (default :func:`pairlab.render.render_curves`; without Qt
+    :func:`pairlab.mpl_curves.draw_curves`, which takes the same arguments)."""
     folder = Path(folder)
     spec = doc["spec"]
     paths: list[Path] = []
@@ -35,7 +38,7 @@ def draw_summary(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Pat
                  else f"{doc['trials']} trials")
         for suffix in (".png", ".svg"):
             path = folder / f"{doc['name']}-{metric}{suffix}"
-            render_curves(drawn, path, title=f"{doc['name']}: {metric}", notes=notes,
+            (curves or render_curves)(drawn, path, title=f"{doc['name']}: {metric}", notes=notes,
                           scale=1.5 if suffix == ".png" else 1.0)
             paths.append(path)
     return paths

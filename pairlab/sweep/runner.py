@@ -44,6 +44,11 @@ class SweepResult:
     document: Path
     engine: EngineResult
 
+    def _repr_html_(self) -> str:
+        from ..display import sweep_html
+
+        return sweep_html(self)
+
 
 def _plugin_version(kind: str, name: str) -> str:
     info = get_registry().plugin_of(kind, name)

@@ -200,6 +200,20 @@ def wrapped(notes: Sequence[str], width: int) -> str:
     return "\n".join(textwrap.fill(n, width) for n in notes)
 
 
+def _drawing() -> tuple[Any, Any]:
+    """(panels, curves) drawing functions: the app's canvas (:mod:`pairlab.render`) when Qt is
+    installed, else matplotlib (:mod:`pairlab.mpl_curves`, same arguments)."""
+    from pairlab.extras import missing_gui
+
+    if missing_gui():
+        from pairlab.mpl_curves import draw_curves, draw_panels
+
+        return draw_panels, draw_curves
+    from pairlab.render import render_curves, render_panels
+
+    return render_panels, render_curves
+
+
 def _png_and_svg(draw: Any, panels: Sequence[Any], out_dir: Path, name: str,
                  **options: Any) -> list[Path]:
     """``draw`` (a :mod:`pairlab.render` function) to NAME.png at 1.5x (for screens) and NAME.svg."""
@@ -212,16 +226,13 @@ def _png_and_svg(draw: Any, panels: Sequence[Any], out_dir: Path, name: str,
 def save_curves(panels: Sequence[Any], out_dir: Path, name: str, **options: Any) -> list[Path]:
     """Draw curve panels to NAME.png and NAME.svg; ``options`` (ncols, title, notes, panel_size)
     go to :func:`pairlab.render.render_curves`."""
-    from pairlab.render import render_curves
-
-    return _png_and_svg(render_curves, panels, out_dir, name, **options)
+    return _png_and_svg(_drawing()[1], panels, out_dir, name, **options)
 
 
 def render_records(result: FigureResult, out_dir: Path, name: str,
                    panel_size: tuple[int, int] = (420, 400)) -> list[Path]:
     """Draw the panels of ``result`` to NAME.png and NAME.svg with the canvas code of the app."""
-    from pairlab.render import render_panels
-
+    render_panels = _drawing()[0]
     panels = [r.panel() for r in result.panels]
     # wrap the notes to the figure's width: a longer line would widen the layout past the image
     width = max(60, int(result.ncols * panel_size[0] / 7.5))
