@@ -19,7 +19,6 @@ Sigma_k) over that family of matrices (see docs/algorithms/covariance_types.md).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -67,8 +66,7 @@ MIXTURE_PARAMS: tuple[Param, ...] = (
     Param("covariance_type", str, "full", "covariance shape: full (one matrix per component), "
           "tied (one matrix shared by all), diag (axis-aligned per component) or spherical (one "
           "variance per component)", choices=COVARIANCE_TYPES),
-    Param("reg_covar", float, 1e-6, "added to the covariance diagonals", low=0.0,
-          high=math.inf, high_open=True),
+    Param("reg_covar", float, 1e-6, "added to the covariance diagonals", low=0.0, finite=True),
     Param("tol", float, 1e-3, "stop when the mean log-likelihood per point moves less", low=0.0),
     Param("max_iter", int, 100, "maximum number of EM iterations", low=1),
     Param("init", str, "k-means++", "how to pick initial means", choices=("k-means++", "random")),

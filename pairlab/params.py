@@ -28,7 +28,8 @@ class Param:
 
     ``type`` is ``int``, ``float``, ``bool``, ``str`` or ``numpy.ndarray`` (arrays are given on the
     command line as JSON lists). ``low``/``high`` bound numbers (inclusive unless ``low_open`` /
-    ``high_open``), ``choices`` restricts values, ``nullable`` allows ``None`` (meaning "automatic").
+    ``high_open``), ``finite`` refuses infinite floats, ``choices`` restricts values, ``nullable``
+    allows ``None`` (meaning "automatic").
     """
 
     name: str
@@ -41,6 +42,7 @@ class Param:
     high_open: bool = False
     choices: tuple[Any, ...] | None = None
     nullable: bool = False
+    finite: bool = False
 
     def __post_init__(self) -> None:
         if self.type not in _TYPES:
@@ -102,6 +104,8 @@ class Param:
         return arr
 
     def _check_range(self, value: float) -> None:
+        if self.finite and math.isinf(value):
+            raise InvalidInputError(f"Parameter {self.name!r} must be a finite number, got {value}.")
         if self.low is not None and (value < self.low or (self.low_open and value == self.low)):
             op = ">" if self.low_open else ">="
             raise InvalidInputError(f"Parameter {self.name!r} must be {op} {self.low}, got {value}.")
@@ -150,6 +154,7 @@ class Param:
             "high": self.high,
             "choices": list(self.choices) if self.choices is not None else None,
             "nullable": self.nullable,
+            "finite": self.finite,
         }
 
 
