@@ -35,3 +35,22 @@ def _fresh_registry():
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+#: Test modules that start processes, kernels, the app, or run whole recipes and the estimator
+#: check suites: marked ``slow`` so ``python -m pytest -m "not slow"`` is the inner loop (CI and the
+#: README's command run everything).
+SLOW_MODULES = frozenset({
+    "test_architecture", "test_bad_input", "test_bench", "test_cli", "test_cop_kmeans_package",
+    "test_display", "test_hostile_inputs", "test_likelihood", "test_mpl", "test_no_tracebacks",
+    "test_notebook_widget", "test_packaging", "test_plugin_isolation", "test_qt_versions",
+    "test_registry", "test_render", "test_reproduce_framework", "test_reproductions", "test_scaffold",
+    "test_sklearn_compat", "test_sweep", "test_sweep_figures", "test_testing", "test_tutorials",
+})
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = item.path
+        if path.parent.name == "gui" or path.stem in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
