@@ -144,6 +144,12 @@ def _run(args: argparse.Namespace, out: Any) -> int:
     params = parse_assignments(algo.params, args.set or [], owner=f"algorithm {algo.name!r}")
     dataset = _load_dataset(args)
     constraints = _load_constraints(args, dataset)
+    if getattr(algo, "takes_seed_labels", False) and params.get("seed_labels") is None:
+        from .cli_links import seed_labels_from_args
+
+        seeds = seed_labels_from_args(args, dataset)
+        if seeds is not None and (seeds >= 0).any():
+            params["seed_labels"] = seeds
     start = time.perf_counter()
     run = Run(algo, dataset, constraints, params, seed=args.seed)
     state = run.run(args.max_iter)

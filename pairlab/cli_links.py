@@ -18,7 +18,7 @@ import numpy as np
 
 from .constraints import Constraints
 from .errors import InvalidInputError
-from .links import GENERATORS, add_noise, draw_links
+from .links import GENERATORS, add_noise, draw_links, draw_seed_labels
 from .params import parse_assignments
 
 if TYPE_CHECKING:
@@ -99,3 +99,15 @@ def constraints_from_args(args: argparse.Namespace, dataset: Dataset) -> Constra
         return links if model is None else add_noise(links, model, level, noise_rng)
     return draw_links(dataset, name, params, rng, label_noise=args.label_noise, noise=model, level=level,
                       noise_rng=noise_rng)
+
+
+def seed_labels_from_args(args: argparse.Namespace, dataset: Dataset) -> np.ndarray | None:
+    """With ``--generator labels``, the partial labels behind the links (the same draw), which a
+    seed-taking algorithm (Seeded-/Constrained-KMeans) also gets as ``seed_labels``."""
+    if args.constraints:
+        return None
+    name, params = _request(args)
+    if name != "labels":
+        return None
+    return draw_seed_labels(dataset, params, np.random.default_rng([args.seed, 1]),
+                            label_noise=args.label_noise)

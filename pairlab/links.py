@@ -24,6 +24,7 @@ __all__ = [
     "LinkGenerator",
     "add_noise",
     "draw_links",
+    "draw_seed_labels",
     "e_matrix_noise",
     "flip_fraction",
     "flip_probability",
@@ -35,6 +36,7 @@ __all__ = [
     "random_pairs_count",
     "random_pairs_fraction",
     "relabel_points",
+    "reveal_labels",
     "teachers",
 ]
 
@@ -416,6 +418,49 @@ def links_from_labels(labels: np.ndarray, n_pairs: int | None = None,
     return _split_by_labels(full, known[pairs], y.size)
 
 
+def reveal_labels(y: np.ndarray, n_labeled: int, rng: np.random.Generator, *,
+                  stratified: bool = False, unlabeled: int = -1) -> np.ndarray:
+    """Partial labels: the labels of ``n_labeled`` points, ``unlabeled`` for the others.
+
+    Revealed labels are class codes 0..C-1 (``numpy.unique(y)``'s order), so they can seed a
+    cluster each. Points are drawn without replacement, uniformly over all points, or with
+    ``stratified=True`` spread over the classes as evenly as their sizes allow (round robin over the
+    classes in a random order), so every class is seeded once ``n_labeled`` reaches the number of
+    classes: Seeded- and Constrained-KMeans (Basu, Banerjee & Mooney 2002) start each cluster at
+    the mean of its seeds and need one in every cluster.
+    """
+    codes = _labels(y)
+    n = codes.size
+    if isinstance(n_labeled, bool) or int(n_labeled) != n_labeled or not 0 <= n_labeled <= n:
+        raise InvalidInputError(f"n_labeled must be a whole number in [0, {n}] (the number of "
+                                f"points), got {n_labeled!r}.")
+    n_labeled = int(n_labeled)
+    if stratified:
+        k = int(codes.max()) + 1
+        order = rng.permutation(k)                       # which class goes first in each round
+        position = np.empty(k, dtype=np.int64)
+        position[order] = np.arange(k)
+        perm = rng.permutation(n)                        # random rank of each point in its class
+        by_class = perm[np.argsort(codes[perm], kind="stable")]
+        starts = np.searchsorted(codes[by_class], np.arange(k))
+        rank = np.empty(n, dtype=np.int64)
+        rank[by_class] = np.arange(n) - starts[codes[by_class]]
+        chosen = np.argsort(rank * k + position[codes], kind="stable")[:n_labeled]
+    else:
+        chosen = rng.choice(n, size=n_labeled, replace=False)
+    out = np.full(n, unlabeled, dtype=np.int64)
+    out[chosen] = codes[chosen]
+    return out
+
+
+def _labels_generator(ds: Dataset, y: np.ndarray, v: dict[str, Any],
+                      rng: np.random.Generator) -> Constraints:
+    partial = reveal_labels(y, v["n_labeled"], rng, stratified=v["stratified"])
+    if np.count_nonzero(partial >= 0) < 2:
+        return Constraints.empty(y.size)                 # one labelled point makes no pair
+    return links_from_labels(partial)
+
+
 # --- the named generators and noise models (one place for the CLI, sweeps and the app) ---
 
 
@@ -428,6 +473,8 @@ class LinkGenerator:
     func: Callable[[Dataset, np.ndarray | None, dict[str, Any], np.random.Generator], Constraints]
     params: tuple[Param, ...] = ()
     needs_labels: bool = True
+    #: what a budget below 1 is a share of in a sweep: all pairs, or all points
+    budget_of: str = "pairs"
 
 
 def _grid(ds: Dataset, y: np.ndarray | None, v: dict[str, Any], rng: np.random.Generator) -> Constraints:
@@ -479,6 +526,13 @@ GENERATORS: dict[str, LinkGenerator] = {g.name: g for g in (
                   (Param("n_teachers", int, 10, "number of teachers N", low=0),
                    Param("n_points", int, 5, "points per teacher K", low=0),
                    Param("complete", bool, False, "state every implied pair, not a minimal set"))),
+    LinkGenerator("labels", "partial labels: the labels of n_labeled points, and every pair of "
+                  "them linked (must when the labels agree); seed-taking algorithms also get the "
+                  "labels as seeds in a sweep", _labels_generator,
+                  (Param("n_labeled", int, 10, "number of labelled points", low=0),
+                   Param("stratified", bool, False, "spread the labelled points evenly over the "
+                         "classes (every class seeded once n_labeled reaches their number)")),
+                  budget_of="points"),
     LinkGenerator("grid", "links between 4-neighbours of a grid (PPC 5.2.2)", _grid,
                   (Param("rows", int, None, "grid rows (default: the data set's grid_rows)", low=1,
                          nullable=True),
@@ -510,6 +564,20 @@ def add_noise(links: Constraints, model: str, level: float | tuple[float, float]
     raise InvalidInputError(f"unknown noise model {model!r}; choose one of {', '.join(NOISE_MODELS)}")
 
 
+def _generator_labels(dataset: Dataset, spec: LinkGenerator, label_noise: float | None,
+                      label_rng: np.random.Generator) -> np.ndarray | None:
+    """The labels a generator draws from: the data set's, relabelled first with ``label_noise``."""
+    y = None if dataset.y is None else np.asarray(dataset.y)
+    if y is None and spec.needs_labels:
+        raise InvalidInputError(
+            f"dataset {dataset.name!r} has no labels to draw links from; use --constraints FILE")
+    if label_noise is not None:
+        if y is None:
+            raise InvalidInputError("--label-noise needs a data set with labels")
+        y = relabel_points(y, label_noise, label_rng)
+    return y
+
+
 def draw_links(dataset: Dataset, generator: str | None, params: dict[str, Any],
                rng: np.random.Generator, *, label_noise: float | None = None,
                label_rng: np.random.Generator | None = None, noise: str | None = None,
@@ -530,14 +598,7 @@ def draw_links(dataset: Dataset, generator: str | None, params: dict[str, Any],
             raise InvalidInputError(f"unknown link generator {generator!r}; choose one of "
                                     f"{', '.join(sorted(GENERATORS))}")
         spec = GENERATORS[generator]
-        y = None if dataset.y is None else np.asarray(dataset.y)
-        if y is None and spec.needs_labels:
-            raise InvalidInputError(
-                f"dataset {dataset.name!r} has no labels to draw links from; use --constraints FILE")
-        if label_noise is not None:
-            if y is None:
-                raise InvalidInputError("--label-noise needs a data set with labels")
-            y = relabel_points(y, label_noise, rng if label_rng is None else label_rng)
+        y = _generator_labels(dataset, spec, label_noise, rng if label_rng is None else label_rng)
         values = resolve_params(spec.params, params, owner=f"link generator {generator!r}")
         links = spec.func(dataset, y, values, rng)
     if noise is not None and level is not None:
@@ -545,3 +606,15 @@ def draw_links(dataset: Dataset, generator: str | None, params: dict[str, Any],
             raise InvalidInputError("noise needs its own random generator (noise_rng)")
         links = add_noise(links, noise, level, noise_rng)
     return links
+
+
+def draw_seed_labels(dataset: Dataset, params: dict[str, Any], rng: np.random.Generator, *,
+                     label_noise: float | None = None,
+                     label_rng: np.random.Generator | None = None) -> np.ndarray:
+    """The partial labels behind ``draw_links(dataset, "labels", params, rng, ...)``: the same
+    points with the same (possibly relabelled) labels, -1 elsewhere; the seeds of a seed-taking
+    algorithm (``seed_labels``) in a sweep with partial-label budgets."""
+    spec = GENERATORS["labels"]
+    y = _generator_labels(dataset, spec, label_noise, rng if label_rng is None else label_rng)
+    values = resolve_params(spec.params, params, owner="link generator 'labels'")
+    return reveal_labels(y, values["n_labeled"], rng, stratified=values["stratified"])

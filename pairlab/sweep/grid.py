@@ -37,6 +37,7 @@ __all__ = ["AlgorithmGrid", "Cell", "DatasetGrid", "LinkGrid", "NoiseGrid", "Swe
 BUDGET_PARAMS: dict[str, tuple[str, ...]] = {
     "random": ("n_must_link", "n_cannot_link"), "pairs": ("n_pairs",), "fraction": ("fraction",),
     "nonoverlapping": ("n_pairs",), "teachers": ("n_teachers",), "grid": (),
+    "labels": ("n_labeled",),
 }
 LINK_NOISE_MODELS = ("flip-fraction", "flip-prob", "e-matrix")
 

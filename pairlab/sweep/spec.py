@@ -24,6 +24,7 @@ TOML layout (every key optional except ``algorithms`` and ``datasets``)::
     [links]
     generator = "random"      # any `pairlab run --generator` (random, pairs, fraction, ...)
     budget = [0, 5, 10, 20]   # counts; below 1 and not whole: a fraction of all pairs
+                              # (generator "labels": labelled points, a fraction of all points)
     params = {}               # the generator's other parameters
     budget_params = ["n_must_link"]   # which parameters a budget sets (default per generator)
 
@@ -207,10 +208,10 @@ def parse_spec(data: Mapping[str, Any], *, registry: Any = None) -> SweepSpec:
             if (isinstance(b, bool) or not isinstance(b, int | float) or not math.isfinite(b)
                     or not 0 <= b <= MAX_BUDGET):
                 raise SpecError(f"links.budget: budgets are counts up to {MAX_BUDGET:,} or "
-                                f"fractions of all pairs in [0, 1), got {b!r}")
+                                f"fractions of all {gspec.budget_of} in [0, 1), got {b!r}")
             if counts and b >= 1 and not float(b).is_integer():
                 raise SpecError(f"links.budget: {b!r} sets {counts[0]!r}, a count: give a whole "
-                                "number, or a fraction of all pairs below 1")
+                                f"number, or a fraction of all {gspec.budget_of} below 1")
         if budgets != [0] and not budget_params:
             raise SpecError(f"links: generator {generator!r} takes no budget; remove links.budget")
         links = LinkGrid(generator, budgets, budget_params, fixed)

@@ -27,7 +27,7 @@ FACTOR_COLUMNS = ("method", "algorithm", "params", "dataset", "data_name", "data
                   "generator", "link_params", "budget", "link_noise_model", "link_noise",
                   "label_noise")
 SEED_COLUMNS = ("data_seed", "link_seed", "fit_seed")
-OUTCOME_COLUMNS = ("n_samples", "n_must_link", "n_cannot_link", "iterations", "converged",
+OUTCOME_COLUMNS = ("n_samples", "n_must_link", "n_cannot_link", "n_seeds", "iterations", "converged",
                    "objective")
 TIMING_COLUMNS = ("wall_seconds",)
 

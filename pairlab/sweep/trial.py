@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..constraints import Constraints
-from ..links import GENERATORS, draw_links
+from ..links import GENERATORS, draw_links, draw_seed_labels
 from ..registry import get_registry
 from ..scoring import evaluate
 from .grid import Cell
@@ -22,24 +22,42 @@ from .grid import Cell
 __all__ = ["run_trial"]
 
 
-def _links(cell: Cell, data: Any, link_seed: int) -> Constraints:
-    if cell.generator is None:
-        return Constraints.empty(data.n_samples)
+def _generator_params(cell: Cell, n: int) -> dict[str, Any]:
+    """The generator's parameters with the cell's budget set (a share below 1 made a count)."""
     given = dict(cell.link_params)
-    by_name = {p.name: p for p in GENERATORS[cell.generator].params}
-    n = data.n_samples
+    spec = GENERATORS[cell.generator]
+    by_name = {p.name: p for p in spec.params}
+    total = n if spec.budget_of == "points" else n * (n - 1) / 2
     for name in cell.budget_params:
         b = cell.budget
         if by_name[name].type is int and 0 < b < 1:
-            b = round(b * n * (n - 1) / 2)  # a fraction of all pairs
+            b = round(b * total)  # a fraction of all pairs (or points)
         given[name] = b
+    return given
+
+
+def _links(cell: Cell, data: Any, link_seed: int) -> Constraints:
+    if cell.generator is None:
+        return Constraints.empty(data.n_samples)
     level: float | tuple[float, float] = cell.link_noise
     if cell.link_noise_model == "e-matrix":  # every link reported wrongly with probability `level`
         level = (1.0 - cell.link_noise, 1.0 - cell.link_noise)
-    return draw_links(data, cell.generator, given, np.random.default_rng([link_seed, 0]),
-                      label_noise=cell.label_noise or None, label_rng=np.random.default_rng([link_seed, 1]),
+    return draw_links(data, cell.generator, _generator_params(cell, data.n_samples),
+                      np.random.default_rng([link_seed, 0]), label_noise=cell.label_noise or None,
+                      label_rng=np.random.default_rng([link_seed, 1]),
                       noise=cell.link_noise_model if cell.link_noise else None, level=level,
                       noise_rng=np.random.default_rng([link_seed, 2]))
+
+
+def _seeds(cell: Cell, data: Any, link_seed: int) -> np.ndarray | None:
+    """With partial-label budgets (generator ``labels``), the labels behind the trial's links,
+    drawn from the same streams: seeds for an algorithm that takes them (``takes_seed_labels``)."""
+    if cell.generator != "labels":
+        return None
+    return draw_seed_labels(data, _generator_params(cell, data.n_samples),
+                            np.random.default_rng([link_seed, 0]),
+                            label_noise=cell.label_noise or None,
+                            label_rng=np.random.default_rng([link_seed, 1]))
 
 
 def run_trial(cell: Cell, trial: int, seeds: dict[str, int], metrics: list[str],
@@ -50,7 +68,7 @@ def run_trial(cell: Cell, trial: int, seeds: dict[str, int], metrics: list[str],
     reg = get_registry()
     row: dict[str, Any] = {"n_samples": None, "n_must_link": None, "n_cannot_link": None,
                            "iterations": None, "converged": None, "objective": None,
-                           "metrics": {}, "warnings": "", "error": ""}
+                           "n_seeds": None, "metrics": {}, "warnings": "", "error": ""}
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -59,7 +77,13 @@ def run_trial(cell: Cell, trial: int, seeds: dict[str, int], metrics: list[str],
             row["n_samples"] = data.n_samples
             links = _links(cell, data, seeds["link_seed"])
             row["n_must_link"], row["n_cannot_link"] = links.n_must_link, links.n_cannot_link
-            run = Run(cell.algorithm, data, links, cell.params, seed=seeds["fit_seed"])
+            params = cell.params
+            if getattr(reg.algorithm(cell.algorithm), "takes_seed_labels", False):
+                partial = _seeds(cell, data, seeds["link_seed"])
+                if partial is not None and (partial >= 0).any():
+                    params = {**params, "seed_labels": partial}
+                    row["n_seeds"] = int((partial >= 0).sum())
+            run = Run(cell.algorithm, data, links, params, seed=seeds["fit_seed"])
             state = run.run(max_iter)
             row["iterations"], row["converged"] = run.n_iter, bool(run.converged)
             row["objective"] = None if state.objective is None else float(state.objective)

@@ -49,7 +49,9 @@ class SeededKMeans(KMeans):
         arr = arr.astype(np.int64)
         if ((arr < -1) | (arr >= k)).any():
             raise InvalidInputError(f"seed labels must be -1 (unlabelled) or a cluster in "
-                                    f"[0, {k - 1}].")
+                                    f"[0, {k - 1}], got {int(arr.max())}: with "
+                                    f"{int(arr.max()) + 1} labelled classes, set n_clusters to "
+                                    f"at least {int(arr.max()) + 1}.")
         if (arr == -1).all():
             return None
         missing = np.setdiff1d(np.arange(k), arr)
