@@ -262,7 +262,8 @@ class PairwiseClustering:
         return estimator_bundle(self)
 
     def fit(self, X: Any, y: Any = None, *, must_link: Any = None, cannot_link: Any = None,
-            constraints: Constraints | None = None, labels: Any = None) -> PairwiseClustering:
+            constraints: Constraints | None = None, labels: Any = None,
+            confidence: Any = None) -> PairwiseClustering:
         """Fit on ``X`` with constraints given as pairs or as a :class:`~pairlab.Constraints`.
 
         ``y`` is ignored (present for scikit-learn pipelines); constraints carry the supervision.
@@ -272,9 +273,16 @@ class PairwiseClustering:
         indices in the full data (for the held-out link scorer). ``labels``: partial labels
         (-1 for unlabelled points) for algorithms that start from seeds (``seeded-kmeans``,
         ``constrained-kmeans``); for the others turn them into links with
-        :func:`pairlab.links_from_labels`.
+        :func:`pairlab.links_from_labels`. ``confidence``: the links' confidences in [0, 1], as
+        :class:`~pairlab.Constraints` takes them (a scalar, a mapping by kind, or one value per
+        pair); link rows made with ``link_rows(..., confidence=...)`` carry their own.
         """
-        must_link, cannot_link, sample_index = _from_link_rows(y, must_link, cannot_link)
+        must_link, cannot_link, sample_index, row_conf = _from_link_rows(y, must_link, cannot_link)
+        if row_conf is not None:
+            if confidence is not None:
+                raise InvalidInputError("the link rows carry confidences already; give them once "
+                                        "(link_rows(..., confidence=...)) and drop confidence=.")
+            confidence = row_conf
         if sample_index is None and (constraints is not None or _any_pairs(must_link)
                                      or _any_pairs(cannot_link)):
             _refuse_links_in_cv_folds()  # pairs indexed for the full data, not link rows
@@ -282,8 +290,12 @@ class PairwiseClustering:
         X = as_data_matrix(X)
         if constraints is not None and (must_link is not None or cannot_link is not None):
             raise InvalidInputError("give either constraints= or must_link=/cannot_link=, not both")
+        if constraints is not None and confidence is not None:
+            raise InvalidInputError("constraints= carries its own confidences; give confidence= "
+                                    "only with must_link=/cannot_link=")
         if constraints is None:
-            constraints = Constraints(must_link, cannot_link, n_samples=X.shape[0])
+            constraints = Constraints(must_link, cannot_link, n_samples=X.shape[0],
+                                      confidence=confidence)
         elif constraints.n_samples != X.shape[0]:
             raise InvalidInputError(
                 f"constraints refer to {constraints.n_samples} points but X has {X.shape[0]} rows."
@@ -335,10 +347,12 @@ class PairwiseClustering:
         return arr
 
     # -- metadata routing (scikit-learn >= 1.4 with enable_metadata_routing=True) -------------
-    _fit_metadata: tuple[str, ...] = ("must_link", "cannot_link", "constraints", "labels")
+    _fit_metadata: tuple[str, ...] = ("must_link", "cannot_link", "constraints", "labels",
+                                      "confidence")
 
     def set_fit_request(self, **requests: Any) -> PairwiseClustering:
-        """Request fit metadata (``must_link``, ``cannot_link``, ``constraints``, ``labels``):
+        """Request fit metadata (``must_link``, ``cannot_link``, ``constraints``, ``labels``,
+        ``confidence``):
         True, False, None or an alias, as scikit-learn's ``set_fit_request``."""
         unknown = set(requests) - set(self._fit_metadata)
         if unknown:
@@ -480,25 +494,28 @@ class _FitRequests(dict):
         return _FitRequests(self)
 
 
-def _from_link_rows(y: Any, must_link: Any, cannot_link: Any) -> tuple[Any, Any, Any]:
-    """Pairs from link rows given as ``must_link``/``cannot_link`` or ``y`` (else unchanged)."""
-    from .model_selection import cut_links, is_link_rows
+def _from_link_rows(y: Any, must_link: Any, cannot_link: Any) -> tuple[Any, Any, Any, Any]:
+    """Pairs from link rows given as ``must_link``/``cannot_link`` or ``y`` (else unchanged), the
+    rows' indices and the kept links' confidences (``None`` when the rows carry none)."""
+    from .model_selection import cut_links_with_confidence, is_link_rows
 
     rows = [v for v in (must_link, cannot_link) if is_link_rows(v)]
     if not rows and must_link is None and cannot_link is None and is_link_rows(y):
         must_link = cannot_link = y
         rows = [y]
     if not rows:
-        return must_link, cannot_link, None
+        return must_link, cannot_link, None, None
     index = None
+    conf: dict[str, Any] = {}
     if is_link_rows(must_link):
-        must_link, index = cut_links(must_link, "must")
+        must_link, index, conf["must_link"] = cut_links_with_confidence(must_link, "must")
     if is_link_rows(cannot_link):
-        cannot_link, other = cut_links(cannot_link, "cannot")
+        cannot_link, other, conf["cannot_link"] = cut_links_with_confidence(cannot_link, "cannot")
         if index is not None and not np.array_equal(index, other):
             raise InvalidInputError("must_link and cannot_link link rows are for different rows.")
         index = other
-    return must_link, cannot_link, index
+    conf = {k: v for k, v in conf.items() if v is not None}
+    return must_link, cannot_link, index, conf or None
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -26,17 +26,20 @@ import numpy as np
 
 from .errors import InvalidInputError
 
-__all__ = ["LabelScorer", "LinkRow", "LinkScorer", "cut_links", "is_link_rows", "link_f_measure",
-           "link_rows"]
+__all__ = ["LabelScorer", "LinkRow", "LinkScorer", "cut_links", "cut_links_with_confidence",
+           "is_link_rows", "link_f_measure", "link_rows"]
 
 
 class LinkRow(NamedTuple):
-    """The links of one point: its index in the full data, its partners there, its label."""
+    """The links of one point: its index in the full data, its partners there, its label, and the
+    links' confidences in the partners' order (empty: every link certain)."""
 
     index: int
     must: tuple[int, ...]
     cannot: tuple[int, ...]
     label: Any = None
+    must_confidence: tuple[float, ...] = ()
+    cannot_confidence: tuple[float, ...] = ()
 
 
 def _pairs(pairs: Any, n: int, kind: str) -> np.ndarray:
@@ -52,27 +55,42 @@ def _pairs(pairs: Any, n: int, kind: str) -> np.ndarray:
 
 
 def link_rows(n_samples: int, must_link: Any = None, cannot_link: Any = None,
-              labels: Any = None) -> np.ndarray:
-    """One :class:`LinkRow` per point (an object array of length ``n_samples``)."""
+              labels: Any = None, confidence: Any = None) -> np.ndarray:
+    """One :class:`LinkRow` per point (an object array of length ``n_samples``).
+
+    ``confidence`` as :class:`~pairlab.Constraints` takes it (a scalar, a mapping with keys
+    ``must_link``/``cannot_link``, or one value per pair, must-links first); the rows carry each
+    link's value, so a fold's fit keeps the confidences of the links it keeps.
+    """
+    from .constraints import Constraints
+
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
         raise InvalidInputError(f"n_samples must be a positive integer, got {n_samples!r}.")
     n = int(n_samples)
-    partners: dict[str, list[list[int]]] = {}
-    for kind, pairs in (("must_link", must_link), ("cannot_link", cannot_link)):
-        lists: list[list[int]] = [[] for _ in range(n)]
-        for a, b in _pairs(pairs, n, kind):
-            lists[a].append(int(b))
-            lists[b].append(int(a))
-        partners[kind] = lists
+    ml, cl = _pairs(must_link, n, "must_link"), _pairs(cannot_link, n, "cannot_link")
+    conf = None
+    if confidence is not None:
+        c = Constraints(ml, cl, n_samples=n, confidence=confidence)
+        conf = {"must_link": c.ml_confidence, "cannot_link": c.cl_confidence}
+    partners: dict[str, list[list[tuple[int, float]]]] = {}
+    for kind, pairs in (("must_link", ml), ("cannot_link", cl)):
+        lists: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        values = np.ones(len(pairs)) if conf is None else conf[kind]
+        for (a, b), v in zip(pairs, values, strict=True):
+            lists[a].append((int(b), float(v)))
+            lists[b].append((int(a), float(v)))
+        partners[kind] = [sorted(p) for p in lists]
     if labels is not None:
         labels = np.asarray(labels)
         if labels.shape != (n,):
             raise InvalidInputError(f"labels must have shape ({n},), got {labels.shape}.")
     out = np.empty(n, dtype=object)
     for i in range(n):
-        out[i] = LinkRow(i, tuple(sorted(partners["must_link"][i])),
-                         tuple(sorted(partners["cannot_link"][i])),
-                         None if labels is None else labels[i].item())
+        must, cannot = partners["must_link"][i], partners["cannot_link"][i]
+        out[i] = LinkRow(i, tuple(b for b, _ in must), tuple(b for b, _ in cannot),
+                         None if labels is None else labels[i].item(),
+                         () if conf is None else tuple(v for _, v in must),
+                         () if conf is None else tuple(v for _, v in cannot))
     return out
 
 
@@ -85,14 +103,29 @@ def is_link_rows(value: Any) -> bool:
 def cut_links(rows: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """``(pairs, index)``: the ``kind`` ("must" or "cannot") links with both ends among ``rows``,
     re-indexed to positions in ``rows``, and the rows' indices in the full data."""
+    pairs, index, _ = cut_links_with_confidence(rows, kind)
+    return pairs, index
+
+
+def cut_links_with_confidence(rows: np.ndarray,
+                              kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`cut_links` and the kept links' confidences (``None`` when the rows carry none)."""
     index = np.array([r.index for r in rows], dtype=np.int64)
     if np.unique(index).size != index.size:
         raise InvalidInputError("link rows hold the same point twice (a fold drawn with "
                                 "replacement?); cut them with a splitter of distinct rows.")
     position = {int(j): p for p, j in enumerate(index)}
-    pairs = [(p, position[b]) for p, r in enumerate(rows) for b in getattr(r, kind)
-             if b in position and position[b] > p]
-    return np.array(pairs, dtype=np.int64).reshape(-1, 2), index
+    has_conf = any(getattr(r, f"{kind}_confidence") for r in rows)
+    pairs, conf = [], []
+    for p, r in enumerate(rows):
+        partners = getattr(r, kind)
+        values = getattr(r, f"{kind}_confidence") or (1.0,) * len(partners)
+        for b, v in zip(partners, values, strict=True):
+            if b in position and position[b] > p:
+                pairs.append((p, position[b]))
+                conf.append(v)
+    return (np.array(pairs, dtype=np.int64).reshape(-1, 2), index,
+            np.array(conf, dtype=float) if has_conf else None)
 
 
 def _f1(tp: int, fp: int, fn: int) -> float:

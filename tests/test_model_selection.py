@@ -162,3 +162,53 @@ def test_scorer_refuses_without_links(data):
         LinkScorer()(est, X)
     with pytest.raises(InvalidInputError, match="fitted without link_rows"):
         LinkScorer()(est, X, link_rows(45, ml, cl))
+
+
+def test_confidences_travel_with_the_links_into_each_fold(data):
+    """PPC (weighting="confidence", eq. 2.15) weighs each link by its confidence: a fold's fit
+    from link rows with confidences equals the fit from the fold's links and their confidences
+    written out by hand."""
+    from pairlab import Constraints
+
+    X, _y, ml, cl = data
+    conf_ml = np.linspace(0.55, 0.95, len(ml))
+    conf_cl = np.linspace(0.6, 0.9, len(cl))
+    rows = link_rows(45, ml, cl, confidence={"must_link": conf_ml, "cannot_link": conf_cl})
+    train = np.arange(45)[np.arange(45) % 3 != 0]
+    position = {int(j): p for p, j in enumerate(train)}
+
+    def kept(pairs, conf):
+        out = [((position[a], position[b]), c) for (a, b), c in zip(pairs, conf, strict=True)
+               if a in position and b in position]
+        out.sort(key=lambda t: (min(t[0]), max(t[0])))
+        return (np.array([sorted(p) for p, _ in out]).reshape(-1, 2),
+                np.array([c for _, c in out]))
+
+    kml, kml_conf = kept(ml, conf_ml)
+    kcl, kcl_conf = kept(cl, conf_cl)
+    hand = Constraints(kml, kcl, n_samples=train.size,
+                       confidence={"must_link": kml_conf, "cannot_link": kcl_conf})
+    a = make_estimator("ppc", n_components=3, weighting="confidence", random_state=0).fit(
+        X[train], must_link=rows[train], cannot_link=rows[train])
+    b = make_estimator("ppc", n_components=3, weighting="confidence", random_state=0).fit(
+        X[train], constraints=hand)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_allclose(a.means_, b.means_, rtol=0, atol=0)
+    # and confidences change PPC's fit (the test could fail if they were dropped)
+    c = make_estimator("ppc", n_components=3, weighting="confidence", random_state=0).fit(
+        X[train], constraints=Constraints(kml, kcl, n_samples=train.size))
+    assert not np.array_equal(b.means_, c.means_)
+    # plain pairs take confidence= as fit metadata, routed through a Pipeline
+    with warnings.catch_warnings(), sklearn.config_context(enable_metadata_routing=True):
+        warnings.simplefilter("ignore")
+        pipe = make_pipeline(StandardScaler().set_fit_request(), make_estimator(
+            "ppc", n_components=3, weighting="confidence", random_state=0).set_fit_request(
+                must_link=True, cannot_link=True, confidence=True))
+        pipe.fit(X, must_link=ml, cannot_link=cl,
+                 confidence={"must_link": conf_ml, "cannot_link": conf_cl})
+    direct = make_estimator("ppc", n_components=3, weighting="confidence", random_state=0).fit(
+        StandardScaler().fit_transform(X), must_link=ml, cannot_link=cl,
+        confidence={"must_link": conf_ml, "cannot_link": conf_cl})
+    np.testing.assert_array_equal(pipe[-1].labels_, direct.labels_)
+    with pytest.raises(InvalidInputError, match="carry confidences already"):
+        make_estimator("ppc").fit(X, must_link=rows, cannot_link=rows, confidence=0.9)
