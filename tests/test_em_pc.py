@@ -109,3 +109,38 @@ def test_bad_input():
         EMPC(Dataset(X), c, {"n_components": 1})
     c0 = Constraints(None, [[0, 40]], n_samples=len(X), confidence=0.0)
     EMPC(Dataset(X), c0, {"n_components": 1})              # a link of confidence 0 binds nothing
+
+
+def test_projection_moves_points_whose_posterior_rounds_to_one():
+    """Both ends of a cannot-link sure of cluster 0 (log-odds 60 and 800: q rounds to exactly 1).
+    The optimum splits them; Hildreth's step was computed from q itself and never moved (the
+    sweeps ran to their limit). Reference: the closed form of a single pair, where by symmetry of
+    the KL in the log-odds the multiplier solves q_a(0) + q_b(0) = 1."""
+    log_post = np.array([[0.0, -60.0, -61.0], [0.0, -800.0, -802.0], [-1.0, 0.0, -2.0]])
+    log_post -= np.log(np.exp(log_post).sum(axis=1, keepdims=True))
+    pairs, bound = np.array([[0, 1]]), np.array([1.0])
+    q, lam, kl = project_posteriors(log_post, pairs, bound)
+    assert q[0, 0] + q[1, 0] == pytest.approx(1.0, abs=1e-9)
+    # q_i(0) = 1 / (1 + exp(-(o_i - lambda))): o_0 - l and o_1 - l are opposite, l = (o_0 + o_1)/2
+    from scipy.special import logsumexp
+
+    odds = [log_post[i, 0] - logsumexp(log_post[i, 1:]) for i in (0, 1)]
+    assert lam[0, 0] == pytest.approx(0.5 * sum(odds), rel=1e-9)
+    np.testing.assert_array_equal(q[2], np.exp(log_post[2]))
+    assert kl > 0 and np.all(lam >= 0)
+
+
+def test_projection_on_gmpr_fig7_sized_problems_is_exact_and_fast():
+    """128 cannot-links among 723 points, posteriors as sharp as the digits data's: constraints
+    tight to 1e-10 where their multiplier is positive (the recipe runs thousands of these)."""
+    rng = np.random.default_rng(4)
+    n, k = 723, 4
+    logits = rng.normal(scale=25.0, size=(n, k))
+    log_post = logits - np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(
+        axis=1, keepdims=True)) - logits.max(1, keepdims=True)
+    y = rng.integers(k, size=n)
+    pairs = random_pairs(y, 0, 128, rng).cannot_link
+    q, lam, _ = project_posteriors(log_post, pairs, np.ones(len(pairs)))
+    slack = 1.0 - q[pairs[:, 0]] - q[pairs[:, 1]]
+    assert slack.min() > -1e-10
+    assert np.all((lam == 0) | (np.abs(slack) < 1e-8))

@@ -151,6 +151,30 @@ def test_purity_curves_quick(tmp_path, name):
     assert any("MNIST" in note for note in doc["notes"])
 
 
+def test_fig7_draws_em_pc_with_the_papers_two_statements(tmp_path):
+    """GM-PR's Fig. 7 has EM-PC as its third method: a curve per digits set, the paired
+    comparison with GM-PR at every count and the "worse with more classes" claim, each with the
+    rule that can fail (with one trial the standard errors are infinite: nothing can hold)."""
+    recipe = get_registry().reproduction("fig7")
+    options = {"data_dir": str(tmp_path / "no-uci"), "counts": [0, 24]}
+    doc = reproduce(recipe, tmp_path, trials=2, jobs=1, options=options, progress=None,
+                    render=False)
+    for key in ("digits123", "digits4567"):
+        entry = doc["data"]["sets"][key]
+        assert all(0 < v <= 1 for v in entry["em_pc"]["mean"])
+        # without links EM-PC is gmm from the same start, like GM-PR and GMM-EC
+        assert [t[key][0]["em_pc"] for t in doc["data"]["trials"]] == [
+            t[key][0]["gmpr"] for t in doc["data"]["trials"]]
+    claims = {c["name"]: c for c in doc["claims"]}
+    assert {"digits123_gmpr_vs_empc", "digits4567_gmpr_vs_empc",
+            "empc_worse_with_more_classes"} <= set(claims)
+    s4, s3, margin = claims["empc_worse_with_more_classes"]["measured"]
+    assert claims["empc_worse_with_more_classes"]["held"] == (s4 - s3 > margin)
+    one = reproduce(recipe, tmp_path / "one", trials=1, jobs=1, options=options, progress=None,
+                    render=False)
+    assert not {c["name"]: c for c in one["claims"]}["empc_worse_with_more_classes"]["held"]
+
+
 def test_purity_curves_read_uci_files_from_data_dir(tmp_path):
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(0, 1, (30, 3)), rng.normal(4, 1, (30, 3))])
