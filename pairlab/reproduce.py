@@ -136,7 +136,10 @@ def reproduce(
         "name": recipe.name, "title": recipe.title, "paper": recipe.paper,
         "options": options, "seed": seed, "trials": n_trials, "trial_seeds": seeds,
         "engine": {"executor": ran.executor, "stored": ran.stored, "ran": ran.ran,
-                   "corrupt_recomputed": len(ran.corrupt)},
+                   "corrupt_recomputed": len(ran.corrupt),
+                   # the trials this run computed (stored ones count 0), summed over workers
+                   "trial_wall_seconds": float(sum(ran.seconds)),
+                   "trial_cpu_seconds": float(sum(ran.cpu_seconds))},
         "data": result.data, "notes": result.notes,
         "claims": [c.describe() for c in claims],
         "all_claims_held": all(c.held for c in claims),

@@ -87,7 +87,8 @@ def _provenance_line(doc: dict[str, Any]) -> str:
     p = doc.get("provenance", {})
     eng = doc.get("engine", {})
     return (f"{doc.get('trials')} trial(s), seed {doc.get('seed')}, "
-            f"{p.get('wall_seconds', float('nan')):.1f} s wall "
+            f"{p.get('wall_seconds', float('nan')):.1f} s wall, trials "
+            f"{eng.get('trial_cpu_seconds', float('nan')):.1f} s CPU "
             f"({eng.get('ran', '?')} run, {eng.get('stored', '?')} reused, "
             f"executor {eng.get('executor', '?')}); pairlab {p.get('pairlab')}, numpy "
             f"{p.get('numpy')}, scipy {p.get('scipy')}, Python {p.get('python')}, "

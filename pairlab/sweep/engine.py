@@ -46,11 +46,13 @@ class Interrupted(PairlabError):
 @dataclass
 class EngineResult:
     """Per task (in task order): ``values`` (None where it failed), ``errors`` ("" where it ran),
-    ``seconds`` (the worker's wall time; 0 for stored results) and counts."""
+    ``seconds`` and ``cpu_seconds`` (the worker's wall and CPU time; 0 for stored results) and
+    counts."""
 
     values: list[Any]
     errors: list[str]
     seconds: list[float]
+    cpu_seconds: list[float] = field(default_factory=list)
     stored: int = 0  # results taken from the store
     ran: int = 0
     corrupt: list[str] = field(default_factory=list)
@@ -129,6 +131,7 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
     values: list[Any] = [None] * n
     errors = [""] * n
     seconds = [0.0] * n
+    cpu_seconds = [0.0] * n
     todo: list[int] = []
     for i, task in enumerate(tasks):
         found, value = (False, None) if fresh else store.get(task.key)
@@ -142,6 +145,7 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
         for j, outcome in executor.run([tasks[i] for i in todo]):
             i = todo[j]
             seconds[i] = outcome["seconds"]
+            cpu_seconds[i] = outcome.get("cpu_seconds", 0.0)
             if outcome["ok"]:
                 values[i] = store.put(tasks[i].key, outcome["value"], encoding=tasks[i].encoding)
             errors[i] = outcome["error"]
@@ -151,6 +155,6 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
         bar.close()
         raise Interrupted(f"interrupted: {bar.done} of {n} trials are stored in {store.root}; "
                           "give the same command again to run the rest") from None
-    return EngineResult(values, errors, seconds, stored=stored, ran=len(todo),
+    return EngineResult(values, errors, seconds, cpu_seconds, stored=stored, ran=len(todo),
                         corrupt=list(store.corrupt), executor=executor.describe(),
                         wall=time.perf_counter() - start)

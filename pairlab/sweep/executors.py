@@ -76,14 +76,16 @@ def execute(fn: Callable[..., Any], args: tuple[Any, ...], worker: bool = True) 
     """Run one task; never raises for the task's own errors (they come back as ``error``)."""
     if worker:
         single_blas_thread_for_this_process()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         value = fn(*args)
     except Exception as exc:
         return {"ok": False, "value": None, "seconds": time.perf_counter() - start,
+                "cpu_seconds": time.process_time() - cpu,
                 "error": f"{type(exc).__name__}: {exc}",
                 "traceback": "".join(traceback.format_exception(exc))}
-    return {"ok": True, "value": value, "seconds": time.perf_counter() - start, "error": ""}
+    return {"ok": True, "value": value, "seconds": time.perf_counter() - start,
+            "cpu_seconds": time.process_time() - cpu, "error": ""}
 
 
 Outcomes = Iterator[tuple[int, dict[str, Any]]]
