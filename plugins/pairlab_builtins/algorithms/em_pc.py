@@ -78,11 +78,13 @@ def project_posteriors(log_post: np.ndarray, pairs: np.ndarray, bound: np.ndarra
         grad = bound[:, None] - q[local[:, 0]] - q[local[:, 1]]
         return value, grad.ravel()
 
-    # Hildreth's exact coordinate steps to 1e-7, then projected Newton to ``tol`` (Newton from
-    # lambda = 0 stalled on most E-steps of GM-PR's Fig. 7 data)
-    start = _hildreth(lp, inc, local, bound, 1e-7)
-    lam = _projected_newton(start, lp, inc, local, bound, dual, max_iter, tol)
-    lam = start if lam is None else lam
+    # Hildreth's exact coordinate steps (compiled); projected Newton only where they have not
+    # reached ``tol`` within their sweeps (Newton from lambda = 0 stalled on most E-steps of
+    # GM-PR's Fig. 7 data, and polishing with it cost more than the sweeps)
+    lam, worst = _hildreth(lp, local, bound, tol)
+    if worst >= tol:
+        polished = _projected_newton(lam, lp, inc, local, bound, dual, max_iter, tol)
+        lam = lam if polished is None else polished
     q = post.copy()
     q_rows, _ = log_normalize(lp - inc @ lam)
     q[rows] = q_rows
@@ -91,73 +93,15 @@ def project_posteriors(log_post: np.ndarray, pairs: np.ndarray, bound: np.ndarra
     return q, lam, float(max(terms.sum(), 0.0))
 
 
-def _pair_colours(local: np.ndarray) -> list[np.ndarray]:
-    """Greedy colouring of the pairs so that no two pairs of one colour share a point."""
-    colour = np.full(len(local), -1)
-    used: dict[int, set[int]] = {}
-    for c, (a, b) in enumerate(local):
-        taken = used.get(int(a), set()) | used.get(int(b), set())
-        col = next(x for x in range(len(local) + 1) if x not in taken)
-        colour[c] = col
-        used.setdefault(int(a), set()).add(col)
-        used.setdefault(int(b), set()).add(col)
-    return [np.flatnonzero(colour == col) for col in range(colour.max() + 1)]
-
-
-def _log_odds(logits: np.ndarray, kk: int) -> np.ndarray:
-    """log(q_k / (1 - q_k)) of the rows' softmax, computed without forming q (which rounds to
-    exactly 1 or 0 when a point is far from the other clusters)."""
-    others = np.delete(logits, kk, axis=1)
-    top = others.max(axis=1)
-    return logits[:, kk] - top - np.log(np.exp(others - top[:, None]).sum(axis=1))
-
-
-def _hildreth(lp: np.ndarray, inc: sp.csr_matrix, local: np.ndarray, bound: np.ndarray,
-              tol: float, max_sweeps: int = 2000) -> np.ndarray:
+def _hildreth(lp: np.ndarray, local: np.ndarray, bound: np.ndarray, tol: float,
+              max_sweeps: int = 2000) -> tuple[np.ndarray, float]:
     """Hildreth's method: exact dual coordinate steps, one constraint (pair c, cluster k) at a
-    time, for pairs of one colour at once (they share no point).
+    time, computed from log-odds so that a point whose q rounds to exactly 1 still moves (the
+    step is in :func:`.em_pc_kernels.hildreth`, compiled)."""
+    from .em_pc_kernels import hildreth
 
-    With u = q_a(k), v = q_b(k), their odds r_u = u / (1 - u), r_v, and x = exp(-delta), the step
-    that makes the constraint tight solves (2 - b) r_u r_v x^2 + (1 - b)(r_u + r_v) x - b = 0
-    (q_a + q_b = b divided by (1 - u)(1 - v); one positive root); lambda_ck moves by
-    delta = -log x but not below 0. Odds are kept as logs and scaled by the larger one
-    (x = z exp(-M)): a point whose q rounds to exactly 1 in floating point still moves (with q
-    itself the step was 0 there and the sweeps ran to their limit).
-    """
-    m, k = len(local), lp.shape[1]
-    lam = np.zeros((m, k))
-    shift = np.zeros_like(lp)            # inc @ lam, kept up to date one step at a time
-    colours = [(g, local[g, 0], local[g, 1]) for g in _pair_colours(local)]
-    for _ in range(max_sweeps):
-        worst = 0.0
-        for group, a, b in colours:
-            bd = bound[group]
-            for kk in range(k):
-                # a step changes only the rows of its pairs' points (one colour: no shared point)
-                la, lb = lp[a] - shift[a], lp[b] - shift[b]
-                oa, ob = _log_odds(la, kk), _log_odds(lb, kk)
-                u, v = 1.0 / (1.0 + np.exp(-oa)), 1.0 / (1.0 + np.exp(-ob))
-                old = lam[group, kk]
-                worst = max(worst, float(np.max(np.where(old > 0, np.abs(u + v - bd),
-                                                         u + v - bd))))
-                # b = 2 - confidence lies in [1, 2), so c1 <= 0 and the positive root is
-                # (-c1 + sqrt(c1^2 + 4 b c2)) / (2 c2); b = 1 (c1 = 0) gives log z in closed
-                # form from log c2, which underflows when the two odds are far apart
-                big = np.maximum(oa, ob)
-                log_c2 = np.log(2 - bd) + oa + ob - 2 * big
-                c2 = np.exp(log_c2)
-                c1 = (1 - bd) * (np.exp(oa - big) + np.exp(ob - big))
-                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                    log_z = np.where(c1 == 0, 0.5 * (np.log(bd) - log_c2),
-                                     np.log((-c1 + np.sqrt(c1 * c1 + 4 * c2 * bd)) / (2 * c2)))
-                    delta = big - log_z          # c2 = 0 with c1 < 0: z = inf, lambda -> 0
-                new = np.maximum(old + delta, 0.0)
-                lam[group, kk] = new
-                shift[a, kk] += new - old
-                shift[b, kk] += new - old
-        if worst < tol:
-            break
-    return lam
+    return hildreth(np.ascontiguousarray(lp, dtype=float), np.ascontiguousarray(local, dtype=np.int64),
+                    np.ascontiguousarray(bound, dtype=float), float(tol), int(max_sweeps))
 
 
 def _projected_newton(lam: np.ndarray, lp: np.ndarray, inc: sp.csr_matrix, local: np.ndarray,
