@@ -142,14 +142,19 @@ def constrained_em_explain(algo: Any, state: State, index: int) -> Explanation |
                        _terms(prior, data, link, r, "network term (cannot-links)"), text)
 
 
+def _point_terms(algo: Any, state: State, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A point's E-step inputs: log α_k, log N(x_i | μ_k, Σ_k) and its responsibilities."""
+    with np.errstate(divide="ignore"):
+        prior = np.log(np.asarray(state.model["weights"]))
+    data = _members_log_density(algo, state, np.array([index]))
+    return prior, data, np.asarray(state.responsibilities[index])
+
+
 def em_pc_explain(algo: Any, state: State, index: int) -> Explanation | None:
     """EM-PC's projected E-step for point ``index``: q_i(k) ∝ α_k N(x_i) exp(−Σ_c λ_ck)."""
     if state.phase:
         return None
-    with np.errstate(divide="ignore"):
-        prior = np.log(np.asarray(state.model["weights"]))
-    data = _members_log_density(algo, state, np.array([index]))
-    r = np.asarray(state.responsibilities[index])
+    prior, data, r = _point_terms(algo, state, index)
     pairs = algo.pairs
     mine = np.flatnonzero((pairs == index).any(axis=1)) if len(pairs) else np.zeros(0, int)
     dual = state.extras.get("dual")
@@ -170,10 +175,7 @@ def gmm_explain(algo: Any, state: State, index: int) -> Explanation | None:
     """The plain E-step for point ``index``: r_ik ∝ α_k N(x_i | μ_k, Σ_k), in two terms."""
     if state.phase:
         return None
-    with np.errstate(divide="ignore"):
-        prior = np.log(np.asarray(state.model["weights"]))
-    data = _members_log_density(algo, state, np.array([index]))
-    r = np.asarray(state.responsibilities[index])
+    prior, data, r = _point_terms(algo, state, index)
     names, best = _names(r.size), int(r.argmax())
     return Explanation(index, "E-step", algo.e_step_equation, (
         Bars("responsibilities r_ik", names, r, best),
