@@ -472,7 +472,8 @@ def test_rdp_tables_quick(tmp_path):
     # every printed Table 1 cell of iris, under both readings, with difference and tolerance
     from pairlab_builtins.reproductions.rdpmeans import PAPER_TABLE1
 
-    printed = {c["name"]: c for c in doc["claims"] if "tolerance" in c}
+    printed = {c["name"]: c for c in doc["claims"] if "tolerance" in c
+               and c["name"].startswith("table1_")}
     assert len(printed) == 2 * len(data["methods"]) * 3
     for reading in ("text", "code"):
         for j, metric in enumerate(("F", "ARI", "NMI")):
@@ -484,6 +485,35 @@ def test_rdp_tables_quick(tmp_path):
                 # one trial: one run a setting, no spread to judge by
                 assert c["runs"] == (1 if key in ("kmeans", "dpmeans") else 2)
                 assert c["tolerance"] == "nan" and not c["held"]
+    # Tables 2 and 3 cell by cell; over iris alone (the paper: five sets) they are extensions
+    from pairlab_builtins.reproductions.rdpmeans import PAPER_TABLE2, PAPER_TABLE3
+
+    claims = {c["name"]: c for c in doc["claims"]}
+    for reading in ("text", "code"):
+        for p in (1.0, 0.8):
+            for j, metric in enumerate(("F", "ARI", "NMI")):
+                for key in data["methods"]:
+                    t2 = claims[f"table2_{reading}_p{p:g}_{key}_{metric}"]
+                    t3 = claims[f"table3_{reading}_p{p:g}_r0.05_{key}_{metric}"]
+                    assert t2["paper"] == PAPER_TABLE2[p][key][j]
+                    assert t3["paper"] == PAPER_TABLE3[p][0.05][key][j]
+                    assert t2["extension"] and t3["extension"] and "iris only" in t2["statement"]
+                    # one rate: Table 3's cell is Table 2's
+                    assert t2["measured"] == pytest.approx(t3["measured"])
+                    assert t2["measured"] == pytest.approx(
+                        data["tables"][reading]["table2"][f"{p:g}"][key][j])
+    assert not any(n.startswith("table3_") and "r0.01" in n for n in claims)
+
+
+def test_rdp_paper_tables_agree_with_each_other():
+    """Transcription check: Table 2 is the mean of Table 3 over r (to the printed rounding)."""
+    from pairlab_builtins.reproductions.rdpmeans import PAPER_TABLE2, PAPER_TABLE3
+
+    for p, row in PAPER_TABLE2.items():
+        for key, values in row.items():
+            for j, v in enumerate(values):
+                mean = np.mean([PAPER_TABLE3[p][r][key][j] for r in (0.01, 0.03, 0.05)])
+                assert abs(mean - v) <= 0.011, (p, key, j)
 
 
 
