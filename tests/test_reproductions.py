@@ -191,6 +191,13 @@ def test_shental_fig1(tmp_path):
     assert mean["a"]["cem_loglik_of_truth"] > mean["a"]["cem_loglik_of_em_fit"]
     assert len(doc["data"]["figure"]) == 4
     assert {c["name"] for c in doc["claims"]} >= {"a_ml_is_horizontal", "b_constraints_recover"}
+    # the caption's log-likelihoods as printed claims (printed to the hundred, one illustration)
+    printed = {c["name"]: c for c in doc["claims"] if "tolerance" in c}
+    assert {n: c["paper"] for n, c in printed.items()} == {
+        "a_loglik_horizontal": -2800, "a_loglik_vertical": -3500, "a_loglik_gap": 700}
+    assert printed["a_loglik_horizontal"]["measured"] == pytest.approx(mean["a"]["em_loglik"])
+    assert printed["a_loglik_gap"]["measured"] == pytest.approx(
+        mean["a"]["em_loglik"] - mean["a"]["truth_loglik"])
 
 
 def test_shental_fig5_quick(tmp_path):
@@ -207,6 +214,17 @@ def test_shental_fig5_quick(tmp_path):
     shares = [table[n][lv]["constrained_share"] for n in table for lv in ("0.15", "0.3")]
     assert all(abs(s - t) < 0.08 for s, t in zip(shares, [0.15, 0.3] * len(table), strict=True))
     assert any("balance" in s and "skipped" in s for s in doc["data"]["skipped"])
+    # constrained K-means failures are counted per cell, shown and carried into the claims
+    claims = {c["name"]: c for c in doc["claims"]}
+    assert {"cem_beats_ckm", "ckm_improves_kmeans"} <= set(claims)
+    for name in ("cem_beats_ckm", "ckm_improves_kmeans"):
+        assert "two standard errors" in claims[name]["statement"]
+        assert claims[name]["measured"]["of"] == 2 * len(table)
+    for levels in table.values():
+        for stats in levels.values():
+            ckm = stats["ckm_both"]
+            assert ckm["failed"] + ckm["n"] == len(ckm["runs"]) == 1
+    assert any("Constrained K-means runs that failed" in n for n in doc["notes"])
 
 
 @pytest.mark.parametrize("name", ["ppc-fig6", "ppc-fig9"])
