@@ -337,6 +337,13 @@ def test_scssap_curves_quick(tmp_path):
     assert any(n.startswith("not registered") for n in doc["notes"]) == bool(missing)
     assert sum("skipped, no --data-dir" in n for n in doc["notes"]) == 5
     assert {c["name"] for c in doc["claims"]} >= {"beats_ap_0.1", "beats_ap_0.2"}
+    # whole-curve rule, paired trial by trial; one trial has no spread: not significant
+    beats = next(c for c in doc["claims"] if c["name"] == "beats_ap_0.1")
+    assert "two standard errors at every budget" in beats["statement"]
+    assert beats["measured"]["iris"]["of"] == 1 and beats["measured"]["iris"]["at"] == [30]
+    assert beats["measured"]["iris"]["significant"] == 0 and not beats["held"]
+    entry = data["table"]["iris"]["0.1"]["AP"]
+    assert len(entry["runs"]) == 1 and entry["runs"][0] == [entry["mean"][0]]
     px = _pixels(tmp_path / "scssap-fig5.png")
     assert _share(px, (213, 40, 40)) > 1e-4  # AP's red curve is drawn
 
