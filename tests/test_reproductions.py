@@ -243,6 +243,21 @@ def test_ppc_relation_curves_quick(tmp_path, name):
         assert any("Waveform" in n and "skipped" in n for n in doc["notes"])
 
 
+def test_ppc_fig8_gain_rule_is_paired_over_the_nonzero_counts():
+    from pairlab_builtins.reproductions.ppc_relations import GAIN_SHARE, _gain_rule
+
+    base = [0.60, 0.62, 0.58, 0.61]
+    runs = [base, [b + 0.001 * (-1) ** i for i, b in enumerate(base)],  # 10: no clear gain
+            [b + 0.05 for b in base], [b + 0.08 + 0.01 * i for i, b in enumerate(base)]]
+    sets = {"s": {"relations": [0, 10, 50, 100], "runs": {"trn_ppc": runs}}}
+    claim = _gain_rule(sets, "g", "gain", "trn_ppc")
+    assert claim.measured["s"]["significant"] == 2 and claim.measured["s"]["at"] == [10, 50, 100]
+    assert claim.held == (2 / 3 >= GAIN_SHARE) and "of the budgets" in claim.statement
+    runs[3] = [float("nan")] * 4  # every run at 100 failed: counted, not significant
+    failed = _gain_rule(sets, "g", "gain", "trn_ppc").measured["s"]
+    assert failed["failed"][2] == "4 / 4" and failed["significant"] == 1
+
+
 def test_ppc_fig12_quick(tmp_path):
     recipe = get_registry().reproduction("ppc-fig12")
     doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options={"quick": True}, progress=None)
