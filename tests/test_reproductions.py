@@ -543,6 +543,16 @@ def test_rdp_tables_quick(tmp_path):
                     assert t2["measured"] == pytest.approx(
                         data["tables"][reading]["table2"][f"{p:g}"][key][j])
     assert not any(n.startswith("table3_") and "r0.01" in n for n in claims)
+    # qualitative claims: paired per trial over the settings (links_help) or the rates (noise)
+    for reading in ("text", "code"):
+        links = claims[f"links_help_{reading}"]
+        assert links["measured"]["at"] == ["0.05|1", "0.05|0.8"] and "75%" in links["statement"]
+        noise = claims[f"noise_hurts_{reading}"]
+        assert noise["measured"]["at"] == [0.05] and "at every budget" in noise["statement"]
+        tf = data["trial_F"][reading]
+        assert noise["measured"]["mean"][0] == pytest.approx(
+            tf["0.05|1"]["rdpmeans"][0] - tf["0.05|0.8"]["rdpmeans"][0])
+        assert not links["held"] and not noise["held"]  # one trial: no standard error
 
 
 def test_rdp_paper_tables_agree_with_each_other():
