@@ -266,6 +266,9 @@ def test_ppc_fig12_quick(tmp_path):
     assert set(mean) == {"gmm", "gibbs", "mean_field"}
     assert all(0 < m["accuracy"] <= 1 and m["seconds"] > 0 for m in mean.values())
     assert len(doc["data"]["figure"]) == 4
+    speed = next(c for c in doc["claims"] if c["name"] == "speedup_ratio")
+    assert speed["paper"] == 50 and speed["runs"] == 1 and speed["tolerance"] == "nan"
+    assert speed["measured"] == pytest.approx(mean["gibbs"]["seconds"] / mean["mean_field"]["seconds"])
 
 
 @pytest.mark.parametrize("name", ["shental-fig7", "ppc-fig11", "fig9"])
