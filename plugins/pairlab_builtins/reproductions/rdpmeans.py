@@ -24,10 +24,11 @@ ecoli and balance from ``--data-dir`` (skipped with a message otherwise). The pa
 trials per setting; so does the default run.
 
 ``rdp-fig3`` and ``rdp-fig4`` are in :mod:`.rdpmeans_figs`: ``rdp-fig3`` tells every method
-k' = k - deviation clusters at p = 1, r = 0.03 (code reading, the one that reproduces the printed
-numbers); ``rdp-fig4`` fits RDP-means with the multinomial model (KL divergence,
-section 5.3) at r from 0 to 0.1 on the ImageNet counts from ``--data-dir``, on 100 digits as a
-stand-in, and on iris and wine. Choices and findings: docs/reproductions.md.
+k' = k - deviation clusters at p = 1, r = 0.03 (code reading: nearer the printed RDP-means cells,
+not over all cells, see docs/reproductions.md); ``rdp-fig4`` fits RDP-means with the multinomial
+model (KL divergence, section 5.3) at r from 0 to 0.1 on the ImageNet counts from
+``--data-dir``, on 100 digits as a stand-in, and on iris and wine. Choices and findings:
+docs/reproductions.md.
 """
 
 from __future__ import annotations
