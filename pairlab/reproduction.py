@@ -169,6 +169,9 @@ class Reproduction:
     description: ClassVar[str] = ""
     default_trials: ClassVar[int] = 1
     quick_trials: ClassVar[int] = 1
+    #: how long a default run took where it may exceed 10 minutes (measured, with the command and
+    #: the load; ``pairlab reproduce NAME --help`` shows it)
+    run_time: ClassVar[str] = ""
     #: the recipe's options (``pairlab reproduce NAME --set KEY=VALUE``; ``--data-dir`` and
     #: ``--quick`` set ``data_dir`` and ``quick`` when declared)
     params: ClassVar[tuple[Param, ...]] = (DATA_DIR,)

@@ -196,6 +196,10 @@ def test_reproduce_name_help_lists_the_recipes_options(capsys):
     out = capsys.readouterr().out
     assert "options of rdp-fig3" in out and "reading (str, default 'code', one of ['text', 'code'])" in out
     assert "rate (float, default 0.03, range (0.0, 1.0])" in out
+    assert "default run: 5 trial(s); --quick: 1." in out  # the trial counts, then the options
+    with pytest.raises(SystemExit):
+        main(["reproduce", "shental-fig5", "--help"])
+    assert "default run: 100 trial(s); --quick: 2. Measured: " in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["reproduce", "fig3", "--help"])
     assert "fig3 has no options." in capsys.readouterr().out
