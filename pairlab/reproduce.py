@@ -271,10 +271,15 @@ def recipe_options(recipe: Reproduction, args: argparse.Namespace, *, strict: bo
 
 
 def describe_params(recipe: Reproduction) -> str:
-    """The options of ``recipe`` as ``--help`` lists them."""
+    """The recipe's description, trial counts, measured run time and options as ``--help``
+    lists them."""
+    head = [f"{recipe.name}: {recipe.description}".rstrip(": "),
+            f"default run: {recipe.default_trials} trial(s); --quick: {recipe.quick_trials}."
+            + (f" {recipe.run_time}" if recipe.run_time else ""), ""]
     if not recipe.params:
-        return f"{recipe.name} has no options."
-    lines = [f"options of {recipe.name} (--set KEY=VALUE; --data-dir sets data_dir, --quick quick):"]
+        return "\n".join([*head, f"{recipe.name} has no options."])
+    lines = [*head, f"options of {recipe.name} (--set KEY=VALUE; --data-dir sets data_dir, "
+             "--quick quick):"]
     for p in recipe.params:
         extra = f", one of {list(p.choices)}" if p.choices else ""
         bounds = "" if p.low is None and p.high is None else (

@@ -29,12 +29,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .errors import PairlabError
+from .errors import InvalidInputError, PairlabError
 from .jsontext import json_ready
 from .params import Param, resolve_params
 
 __all__ = ["DATA_DIR", "QUICK", "Claim", "Reproduction", "ReproductionError", "ReproductionResult",
-           "jsonable", "printed_claim", "printed_tolerance"]
+           "jsonable", "paired_rule", "printed_claim", "printed_tolerance"]
 
 #: the folder with the paper's data files (``--data-dir``); None: only the shipped data
 DATA_DIR = Param("data_dir", str, None, "folder with the paper's data files (e.g. haberman.data)",
@@ -112,6 +112,43 @@ def printed_claim(name: str, statement: str, paper: float, strata: Sequence[Sequ
                  runs=sum(len(g) for g in groups), extension=extension)
 
 
+def paired_rule(name: str, statement: str, differences: Sequence[Sequence[float]], *,
+                share: float = 1.0, labels: Sequence[Any] | None = None, paper: Any = None,
+                extension: bool = False) -> Claim:
+    r"""A qualitative claim over a whole curve, one rule fixed before any run
+    (docs/reproductions.md, "Qualitative claims"): ``differences[b]`` are the paired differences
+    (ours - reference, one per trial, same data and links) at budget ``b`` (a point of the curve,
+    or a cell of a bar chart); the difference is significant at ``b`` when its mean exceeds two
+    standard errors, ``mean > 2 sd / sqrt(n)`` (n >= 2 finite trials; otherwise it is not). Held
+    when the share of budgets with a significant difference is at least ``share`` (1: every
+    budget). A trial without a result at ``b`` (None or NaN, e.g. an infeasible constrained
+    K-means) is not in the mean; the measured value counts them (``failed``: "k / n" a budget).
+    The statement ends with the rule applied."""
+    if not 0 < share <= 1:
+        raise InvalidInputError(f"share must be in (0, 1], got {share!r}")
+    means, ses, sig, failed = [], [], [], []
+    for values in differences:
+        v = np.asarray([x for x in values if x is not None and np.isfinite(x)], dtype=float)
+        failed.append(f"{len(values) - v.size} / {len(values)}")
+        mean = float(v.mean()) if v.size else math.nan
+        se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size >= 2 else math.nan
+        means.append(mean)
+        ses.append(se)
+        sig.append(bool(v.size >= 2 and mean > 2 * se))
+    n_sig = sum(sig)
+    held = bool(differences) and n_sig >= share * len(differences) - 1e-9
+    rule = ("paired difference above two standard errors at every budget" if share == 1 else
+            f"paired difference above two standard errors at >= {share:.0%} of the budgets")
+    measured: dict[str, Any] = {"significant": n_sig, "of": len(differences), "mean": means,
+                                "se": ses}
+    if labels is not None:
+        measured["at"] = list(labels)
+    if any(not f.startswith("0 /") for f in failed):
+        measured["failed"] = failed
+    return Claim(name, f"{statement} [rule: {rule}]", measured, held, paper=paper,
+                 extension=extension)
+
+
 @dataclass
 class ReproductionResult:
     """What a recipe computed: ``data`` (every number in the figure), ``curves`` (written to CSV:
@@ -132,6 +169,9 @@ class Reproduction:
     description: ClassVar[str] = ""
     default_trials: ClassVar[int] = 1
     quick_trials: ClassVar[int] = 1
+    #: how long a default run took where it may exceed 10 minutes (measured, with the command and
+    #: the load; ``pairlab reproduce NAME --help`` shows it)
+    run_time: ClassVar[str] = ""
     #: the recipe's options (``pairlab reproduce NAME --set KEY=VALUE``; ``--data-dir`` and
     #: ``--quick`` set ``data_dir`` and ``quick`` when declared)
     params: ClassVar[tuple[Param, ...]] = (DATA_DIR,)

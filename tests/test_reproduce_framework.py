@@ -196,6 +196,10 @@ def test_reproduce_name_help_lists_the_recipes_options(capsys):
     out = capsys.readouterr().out
     assert "options of rdp-fig3" in out and "reading (str, default 'code', one of ['text', 'code'])" in out
     assert "rate (float, default 0.03, range (0.0, 1.0])" in out
+    assert "default run: 5 trial(s); --quick: 1." in out  # the trial counts, then the options
+    with pytest.raises(SystemExit):
+        main(["reproduce", "shental-fig5", "--help"])
+    assert "default run: 100 trial(s); --quick: 2. Measured: " in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["reproduce", "fig3", "--help"])
     assert "fig3 has no options." in capsys.readouterr().out
@@ -247,6 +251,26 @@ def test_printed_tolerance_follows_the_stated_rule():
     assert printed_claim("c", "two", 0.815, two, paper_runs=5).measured == pytest.approx(0.815)
     assert not printed_claim("c", "one run", 0.7, [[0.7]], paper_runs=5).held  # cannot be judged
     assert "tolerance" not in Claim("q", "qualitative", 1, True).describe()
+
+
+def test_paired_rule_needs_two_standard_errors_at_the_stated_share_of_budgets():
+    from pairlab.errors import InvalidInputError
+    from pairlab.reproduction import paired_rule
+
+    clear = [0.10, 0.12, 0.11, 0.09]  # mean 0.105, se 0.0065: significant
+    noisy = [0.10, -0.08, 0.12, -0.10]  # mean 0.01, se 0.058: not
+    every = paired_rule("c", "helps", [clear, clear, noisy], labels=[50, 100, 200])
+    assert not every.held and every.measured["significant"] == 2 and every.measured["of"] == 3
+    assert every.measured["at"] == [50, 100, 200] and "at every budget" in every.statement
+    assert every.measured["mean"][0] == pytest.approx(0.105)
+    assert paired_rule("c", "helps", [clear, clear, noisy], share=0.6).held
+    assert not paired_rule("c", "helps", [[-x for x in clear]]).held  # the wrong sign
+    # a failed run (None) is counted, not averaged; one finite run cannot be judged
+    failed = paired_rule("c", "helps", [[0.1, None, 0.12, float("nan")], [0.2, None]])
+    assert failed.measured["failed"] == ["2 / 4", "1 / 2"] and failed.measured["significant"] == 1
+    assert "failed" not in every.measured
+    with pytest.raises(InvalidInputError, match="share"):
+        paired_rule("c", "x", [clear], share=0)
 
 
 def test_printed_counts_per_paper_leave_out_extensions():

@@ -215,6 +215,13 @@ def test_shental_fig1(tmp_path):
     assert mean["a"]["cem_loglik_of_truth"] > mean["a"]["cem_loglik_of_em_fit"]
     assert len(doc["data"]["figure"]) == 4
     assert {c["name"] for c in doc["claims"]} >= {"a_ml_is_horizontal", "b_constraints_recover"}
+    # the caption's log-likelihoods as printed claims (printed to the hundred, one illustration)
+    printed = {c["name"]: c for c in doc["claims"] if "tolerance" in c}
+    assert {n: c["paper"] for n, c in printed.items()} == {
+        "a_loglik_horizontal": -2800, "a_loglik_vertical": -3500, "a_loglik_gap": 700}
+    assert printed["a_loglik_horizontal"]["measured"] == pytest.approx(mean["a"]["em_loglik"])
+    assert printed["a_loglik_gap"]["measured"] == pytest.approx(
+        mean["a"]["em_loglik"] - mean["a"]["truth_loglik"])
 
 
 def test_shental_fig5_quick(tmp_path):
@@ -231,6 +238,17 @@ def test_shental_fig5_quick(tmp_path):
     shares = [table[n][lv]["constrained_share"] for n in table for lv in ("0.15", "0.3")]
     assert all(abs(s - t) < 0.08 for s, t in zip(shares, [0.15, 0.3] * len(table), strict=True))
     assert any("balance" in s and "skipped" in s for s in doc["data"]["skipped"])
+    # constrained K-means failures are counted per cell, shown and carried into the claims
+    claims = {c["name"]: c for c in doc["claims"]}
+    assert {"cem_beats_ckm", "ckm_improves_kmeans"} <= set(claims)
+    for name in ("cem_beats_ckm", "ckm_improves_kmeans"):
+        assert "two standard errors" in claims[name]["statement"]
+        assert claims[name]["measured"]["of"] == 2 * len(table)
+    for levels in table.values():
+        for stats in levels.values():
+            ckm = stats["ckm_both"]
+            assert ckm["failed"] + ckm["n"] == len(ckm["runs"]) == 1
+    assert any("Constrained K-means runs that failed" in n for n in doc["notes"])
 
 
 @pytest.mark.parametrize("name", ["ppc-fig6", "ppc-fig9"])
@@ -249,6 +267,21 @@ def test_ppc_relation_curves_quick(tmp_path, name):
         assert any("Waveform" in n and "skipped" in n for n in doc["notes"])
 
 
+def test_ppc_fig8_gain_rule_is_paired_over_the_nonzero_counts():
+    from pairlab_builtins.reproductions.ppc_relations import GAIN_SHARE, _gain_rule
+
+    base = [0.60, 0.62, 0.58, 0.61]
+    runs = [base, [b + 0.001 * (-1) ** i for i, b in enumerate(base)],  # 10: no clear gain
+            [b + 0.05 for b in base], [b + 0.08 + 0.01 * i for i, b in enumerate(base)]]
+    sets = {"s": {"relations": [0, 10, 50, 100], "runs": {"trn_ppc": runs}}}
+    claim = _gain_rule(sets, "g", "gain", "trn_ppc")
+    assert claim.measured["s"]["significant"] == 2 and claim.measured["s"]["at"] == [10, 50, 100]
+    assert claim.held == (2 / 3 >= GAIN_SHARE) and "of the budgets" in claim.statement
+    runs[3] = [float("nan")] * 4  # every run at 100 failed: counted, not significant
+    failed = _gain_rule(sets, "g", "gain", "trn_ppc").measured["s"]
+    assert failed["failed"][2] == "4 / 4" and failed["significant"] == 1
+
+
 def test_ppc_fig12_quick(tmp_path):
     recipe = get_registry().reproduction("ppc-fig12")
     doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options={"quick": True}, progress=None)
@@ -257,6 +290,9 @@ def test_ppc_fig12_quick(tmp_path):
     assert set(mean) == {"gmm", "gibbs", "mean_field"}
     assert all(0 < m["accuracy"] <= 1 and m["seconds"] > 0 for m in mean.values())
     assert len(doc["data"]["figure"]) == 4
+    speed = next(c for c in doc["claims"] if c["name"] == "speedup_ratio")
+    assert speed["paper"] == 50 and speed["runs"] == 1 and speed["tolerance"] == "nan"
+    assert speed["measured"] == pytest.approx(mean["gibbs"]["seconds"] / mean["mean_field"]["seconds"])
 
 
 @pytest.mark.parametrize("name", ["shental-fig7", "ppc-fig11", "fig9"])
@@ -343,6 +379,13 @@ def test_scssap_curves_quick(tmp_path):
     assert any(n.startswith("not registered") for n in doc["notes"]) == bool(missing)
     assert sum("skipped, no --data-dir" in n for n in doc["notes"]) == 5
     assert {c["name"] for c in doc["claims"]} >= {"beats_ap_0.1", "beats_ap_0.2"}
+    # whole-curve rule, paired trial by trial; one trial has no spread: not significant
+    beats = next(c for c in doc["claims"] if c["name"] == "beats_ap_0.1")
+    assert "two standard errors at every budget" in beats["statement"]
+    assert beats["measured"]["iris"]["of"] == 1 and beats["measured"]["iris"]["at"] == [30]
+    assert beats["measured"]["iris"]["significant"] == 0 and not beats["held"]
+    entry = data["table"]["iris"]["0.1"]["AP"]
+    assert len(entry["runs"]) == 1 and entry["runs"][0] == [entry["mean"][0]]
     px = _pixels(tmp_path / "scssap-fig5.png")
     assert _share(px, (213, 40, 40)) > 1e-4  # AP's red curve is drawn
 
@@ -496,7 +539,8 @@ def test_rdp_tables_quick(tmp_path):
     # every printed Table 1 cell of iris, under both readings, with difference and tolerance
     from pairlab_builtins.reproductions.rdpmeans import PAPER_TABLE1
 
-    printed = {c["name"]: c for c in doc["claims"] if "tolerance" in c}
+    printed = {c["name"]: c for c in doc["claims"] if "tolerance" in c
+               and c["name"].startswith("table1_")}
     assert len(printed) == 2 * len(data["methods"]) * 3
     for reading in ("text", "code"):
         for j, metric in enumerate(("F", "ARI", "NMI")):
@@ -508,6 +552,45 @@ def test_rdp_tables_quick(tmp_path):
                 # one trial: one run a setting, no spread to judge by
                 assert c["runs"] == (1 if key in ("kmeans", "dpmeans") else 2)
                 assert c["tolerance"] == "nan" and not c["held"]
+    # Tables 2 and 3 cell by cell; over iris alone (the paper: five sets) they are extensions
+    from pairlab_builtins.reproductions.rdpmeans import PAPER_TABLE2, PAPER_TABLE3
+
+    claims = {c["name"]: c for c in doc["claims"]}
+    for reading in ("text", "code"):
+        for p in (1.0, 0.8):
+            for j, metric in enumerate(("F", "ARI", "NMI")):
+                for key in data["methods"]:
+                    t2 = claims[f"table2_{reading}_p{p:g}_{key}_{metric}"]
+                    t3 = claims[f"table3_{reading}_p{p:g}_r0.05_{key}_{metric}"]
+                    assert t2["paper"] == PAPER_TABLE2[p][key][j]
+                    assert t3["paper"] == PAPER_TABLE3[p][0.05][key][j]
+                    assert t2["extension"] and t3["extension"] and "iris only" in t2["statement"]
+                    # one rate: Table 3's cell is Table 2's
+                    assert t2["measured"] == pytest.approx(t3["measured"])
+                    assert t2["measured"] == pytest.approx(
+                        data["tables"][reading]["table2"][f"{p:g}"][key][j])
+    assert not any(n.startswith("table3_") and "r0.01" in n for n in claims)
+    # qualitative claims: paired per trial over the settings (links_help) or the rates (noise)
+    for reading in ("text", "code"):
+        links = claims[f"links_help_{reading}"]
+        assert links["measured"]["at"] == ["0.05|1", "0.05|0.8"] and "75%" in links["statement"]
+        noise = claims[f"noise_hurts_{reading}"]
+        assert noise["measured"]["at"] == [0.05] and "at every budget" in noise["statement"]
+        tf = data["trial_F"][reading]
+        assert noise["measured"]["mean"][0] == pytest.approx(
+            tf["0.05|1"]["rdpmeans"][0] - tf["0.05|0.8"]["rdpmeans"][0])
+        assert not links["held"] and not noise["held"]  # one trial: no standard error
+
+
+def test_rdp_paper_tables_agree_with_each_other():
+    """Transcription check: Table 2 is the mean of Table 3 over r (to the printed rounding)."""
+    from pairlab_builtins.reproductions.rdpmeans import PAPER_TABLE2, PAPER_TABLE3
+
+    for p, row in PAPER_TABLE2.items():
+        for key, values in row.items():
+            for j, v in enumerate(values):
+                mean = np.mean([PAPER_TABLE3[p][r][key][j] for r in (0.01, 0.03, 0.05)])
+                assert abs(mean - v) <= 0.011, (p, key, j)
 
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from pairlab import Constraints, Dataset, State, hookimpl
-from pairlab.reproduction import QUICK, Claim, Reproduction, ReproductionResult
+from pairlab.reproduction import QUICK, Claim, Reproduction, ReproductionResult, printed_claim
 
 from .common import (
     FigureResult,
@@ -143,6 +143,15 @@ class PPCFig12(Reproduction):
                   abs(acc["gibbs"] - acc["mean_field"]) <= 0.05),
             Claim("mean_field_faster", "mean field is much faster than Gibbs sampling (the paper: "
                   "about 52x; here: wall-time ratio >= 10)", ratio, ratio >= 10),
+            # section 5.2.2's timings: 160 min (Gibbs) and 3.1 min (mean field) on a 2.0 GHz
+            # Pentium 4 and the paper's image; our machine, image (synthetic, GRID_SIDE^2 blocks)
+            # and Gibbs schedule differ, so only the ratio ("about 50 times faster") is compared
+            printed_claim("speedup_ratio", "section 5.2.2: mean field is about 50 times faster "
+                          "than Gibbs sampling (wall-time ratio Gibbs / mean field per image; "
+                          "the paper's absolute 160 and 3.1 minutes are from its machine and "
+                          "image, not compared)", 50.0,
+                          [[t["gibbs"]["seconds"] / max(t["mean_field"]["seconds"], 1e-9)
+                            for t in result.data["trials"]]], paper_runs=1, unit=10.0),
         ]
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
