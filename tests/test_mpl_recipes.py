@@ -79,3 +79,27 @@ def test_the_cli_takes_figures_and_formats(tmp_path, capsys):
                  "--figures", "matplotlib", "--formats", "pdf"]) == 0
     assert (tmp_path / "fig3.pdf").read_bytes().startswith(b"%PDF")
     assert not (tmp_path / "fig3.png").exists()
+
+
+NO_QT_SWEEP_PDF = """
+import sys
+class NoQt:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("PySide6", "pyqtgraph", "shiboken6"):
+            raise ModuleNotFoundError(name)
+sys.meta_path.insert(0, NoQt())
+from pairlab.cli import main
+assert main(["sweep", "--algorithm", "gmm", "--dataset", "two-moons", "--generator", "random",
+             "--budget", "3", "--trials", "1", "--jobs", "1", "--out", sys.argv[1],
+             "--figures", "matplotlib", "--formats", "png,svg,pdf"]) == 0
+assert not [m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph")]
+"""
+
+
+@pytest.mark.slow
+def test_a_sweep_draws_pdf_with_matplotlib_without_qt(tmp_path):
+    out = subprocess.run([sys.executable, "-c", NO_QT_SWEEP_PDF, str(tmp_path)], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert (tmp_path / "sweep-purity.pdf").read_bytes().startswith(b"%PDF")
+    assert (tmp_path / "sweep-purity.png").read_bytes().startswith(b"\x89PNG")
