@@ -216,19 +216,22 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     def draw(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Any) -> list[Any]:
         from .display import has_matplotlib
-        from .extras import GUI_INSTALL, missing_gui
+        from .extras import GUI_INSTALL
+        from .figure_backend import figures_drawn
+        from .reproduce import figure_options
         from .sweep.figures import draw_summary  # the presentation layer, loaded to draw only
 
-        if missing_gui() and has_matplotlib():  # no Qt: the same figures with matplotlib
-            from .mpl_curves import draw_curves
+        with figures_drawn(**figure_options(args)) as drawn:
+            if not drawn.use_matplotlib():
+                return draw_summary(doc, summary, folder)
+            if drawn.backend == "auto" and not has_matplotlib():  # a headless install: no figures
+                print(f"pairlab: figures not drawn: Qt is not installed ({GUI_INSTALL}), nor is "
+                      'matplotlib (pip install "pairlab[figures]"); the table and summary are '
+                      "written", file=sys.stderr)
+                return []
+            from .mpl_curves import draw_curves  # no Qt, or asked for: matplotlib draws
 
             return draw_summary(doc, summary, folder, curves=draw_curves)
-        if missing_gui():  # a headless install (a cluster worker): tables yes, figures no
-            print(f"pairlab: figures not drawn: Qt is not installed ({GUI_INSTALL}), nor is "
-                  'matplotlib (pip install "pairlab[figures]"); the table and summary are written',
-                  file=sys.stderr)
-            return []
-        return draw_summary(doc, summary, folder)
 
     return run_sweep(args, draw)
 

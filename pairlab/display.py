@@ -105,9 +105,12 @@ class ReproductionDocument(dict):  # type: ignore[type-arg]
     """The JSON document of a reproduction (a plain ``dict``) that shows as its claims table and
     figure in a notebook; ``folder`` is where its files were written."""
 
-    def __init__(self, doc: Mapping[str, Any], folder: str | Path | None = None) -> None:
+    def __init__(self, doc: Mapping[str, Any], folder: str | Path | None = None,
+                 figures: list[Any] | None = None) -> None:
         super().__init__(doc)
         self.folder = None if folder is None else Path(folder)
+        #: the matplotlib Figures the recipe drew (empty when Qt drew or nothing was drawn)
+        self.figures = list(figures or [])
 
     def _repr_html_(self) -> str:
         return reproduction_html(self, self.folder)

@@ -74,6 +74,8 @@ def reproduce(
     argv: Sequence[str] | None = None,
     scheduler: str | None = None,
     fresh: bool = False,
+    backend: str = "auto",
+    formats: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Run ``recipe``'s trials through the engine, summarise, check claims, write outputs.
 
@@ -82,8 +84,15 @@ def reproduce(
     ``scheduler`` and are stored one by one under ``OUT/.trials`` (so an interrupted run
     continues; ``fresh`` recomputes). Writes
     NAME.json (numbers, options, per-trial seeds, claims, provenance), NAME.csv (curves,
-    if any) and, with ``render``, NAME.png and NAME.svg. Returns the JSON document.
+    if any) and, with ``render``, the figure in ``formats`` (default PNG and SVG) drawn by
+    ``backend`` (``"auto"``: the app's canvas when Qt is installed, else matplotlib;
+    ``"matplotlib"``: headless, also PDF). Returns the JSON document; its ``figures`` are the
+    matplotlib ``Figure`` objects drawn (restyle and save them again), empty with Qt.
     """
+    from .figure_backend import figures_drawn
+
+    with figures_drawn(backend, formats):  # bad names fail before any trial runs
+        pass
     start = time.perf_counter()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -126,12 +135,15 @@ def reproduce(
         csv_path = out / f"{recipe.name}.csv"
         atomic_write_text(csv_path, _curves_csv(result.curves))
         files.append(csv_path.name)
+    figures: list[Any] = []
     if render and missing_gui() and not has_matplotlib():
         result.notes.append(f"figures not drawn: Qt is not installed ({GUI_INSTALL}), nor is "
                             'matplotlib (pip install "pairlab[figures]"); the results and tables '
                             "are written")
     elif render:
-        files += [Path(p).name for p in recipe.render(result, out)]
+        with figures_drawn(backend, formats) as drawn:
+            files += [Path(p).name for p in recipe.render(result, out)]
+        figures = drawn.figures
     doc = {
         "name": recipe.name, "title": recipe.title, "paper": recipe.paper,
         "options": options, "seed": seed, "trials": n_trials, "trial_seeds": seeds,
@@ -148,7 +160,7 @@ def reproduce(
     doc["provenance"] = provenance(argv, time.perf_counter() - start)
     doc = jsonable(doc)
     atomic_write_text(out / f"{recipe.name}.json", json.dumps(doc, indent=1) + "\n")
-    return ReproductionDocument(doc, out)
+    return ReproductionDocument(doc, out, figures)
 
 
 def reproduce_all(
@@ -190,7 +202,7 @@ def reproduce_all(
                             jobs=args.jobs, options=recipe_options(recipe, args, strict=False),
                             render=not args.no_render, progress=progress,
                             argv=getattr(args, "argv", None), scheduler=args.scheduler,
-                            fresh=args.fresh)
+                            fresh=args.fresh, **figure_options(args))
         except PairlabError as exc:
             entry.skipped = str(exc)
         else:
@@ -338,6 +350,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", action="append", metavar="KEY=VALUE",
                         help="a recipe option (listed by `pairlab reproduce NAME --help`)")
     parser.add_argument("--no-render", action="store_true", help="compute and write JSON only")
+    parser.add_argument("--figures", choices=("auto", "matplotlib", "qt"), default="auto",
+                        help="who draws the figures: the app's Qt canvas, matplotlib (headless, "
+                             "pairlab[figures]) or auto (Qt when installed, default)")
+    parser.add_argument("--formats", default=None, metavar="LIST",
+                        help="figure formats, comma-separated: png,svg (default), pdf (matplotlib)")
+
+
+def figure_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``backend`` and ``formats`` for :func:`reproduce` from ``--figures`` and ``--formats``."""
+    formats = getattr(args, "formats", None)
+    return {"backend": getattr(args, "figures", "auto"),
+            "formats": None if not formats else [f.strip() for f in formats.split(",") if f.strip()]}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -387,7 +411,8 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or os.path.join("reproductions", recipe.name)
     doc = reproduce(recipe, out, trials=trials, seed=args.seed, jobs=args.jobs,
                     options=recipe_options(recipe, args), render=not args.no_render,
-                    argv=getattr(args, "argv", None), scheduler=args.scheduler, fresh=args.fresh)
+                    argv=getattr(args, "argv", None), scheduler=args.scheduler, fresh=args.fresh,
+                    **figure_options(args))
     engine = doc["engine"]
     reused = f", {engine['stored']} reused from {out}/{TRIALS_DIR}" if engine["stored"] else ""
     print(f"{recipe.title}: {doc['trials']} trial(s){reused}, "

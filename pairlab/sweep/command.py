@@ -41,6 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="DIR",
                         help="redraw the summary and figures of the sweep in DIR from its table")
     parser.add_argument("--no-render", action="store_true", help="tables and JSON only, no figures")
+    parser.add_argument("--figures", choices=("auto", "matplotlib", "qt"), default="auto",
+                        help="who draws the figures: Qt, matplotlib (headless) or auto (default)")
+    parser.add_argument("--formats", default=None, metavar="LIST",
+                        help="figure formats, comma-separated: png,svg (default), pdf (matplotlib)")
     parser.add_argument("--allow-failures", action="store_true",
                         help="exit 0 even when trials failed (default: exit 1)")
     parser.add_argument("--dry-run", action="store_true",

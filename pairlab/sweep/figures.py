@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..figure_backend import drawing
 from ..render import CurvePanel, CurveSeries, render_curves
 from .report import panels
 
@@ -18,7 +19,8 @@ __all__ = ["draw_summary"]
 
 def draw_summary(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Path,
                  curves: Any = None) -> list[Path]:
-    """NAME-METRIC.png and .svg for every metric of the sweep ``doc`` (its JSON); the paths.
+    """NAME-METRIC.png and .svg (the formats of :func:`~pairlab.figure_backend.drawing`) for every
+    metric of the sweep ``doc`` (its JSON); the paths.
     ``curves`` draws them (default :func:`pairlab.render.render_curves`; without Qt
     :func:`pairlab.mpl_curves.draw_curves`, which takes the same arguments)."""
     folder = Path(folder)
@@ -36,7 +38,7 @@ def draw_summary(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Pat
         fails = sum(int(s["failures"]) for s in summary)
         notes = (f"{doc['trials']} trials, {fails} failed (left out of the means)" if fails
                  else f"{doc['trials']} trials")
-        for suffix in (".png", ".svg"):
+        for suffix in [f".{fmt}" for fmt in drawing().formats]:
             path = folder / f"{doc['name']}-{metric}{suffix}"
             (curves or render_curves)(drawn, path, title=f"{doc['name']}: {metric}", notes=notes,
                           scale=1.5 if suffix == ".png" else 1.0)

@@ -201,11 +201,12 @@ def wrapped(notes: Sequence[str], width: int) -> str:
 
 
 def _drawing() -> tuple[Any, Any]:
-    """(panels, curves) drawing functions: the app's canvas (:mod:`pairlab.render`) when Qt is
-    installed, else matplotlib (:mod:`pairlab.mpl_curves`, same arguments)."""
-    from pairlab.extras import missing_gui
+    """(panels, curves) drawing functions: the app's canvas (:mod:`pairlab.render`), or matplotlib
+    (:mod:`pairlab.mpl_curves`, same arguments) when asked for or when Qt is not installed
+    (:func:`pairlab.figure_backend.drawing`)."""
+    from pairlab.figure_backend import drawing
 
-    if missing_gui():
+    if drawing().use_matplotlib():
         from pairlab.mpl_curves import draw_curves, draw_panels
 
         return draw_panels, draw_curves
@@ -216,8 +217,19 @@ def _drawing() -> tuple[Any, Any]:
 
 def _png_and_svg(draw: Any, panels: Sequence[Any], out_dir: Path, name: str,
                  **options: Any) -> list[Path]:
-    """``draw`` (a :mod:`pairlab.render` function) to NAME.png at 1.5x (for screens) and NAME.svg."""
-    paths = [out_dir / f"{name}.png", out_dir / f"{name}.svg"]
+    """``draw`` to NAME.png (1.5x, for screens), NAME.svg and, with matplotlib, any other format
+    of the current :func:`~pairlab.figure_backend.drawing`; the matplotlib Figure is recorded."""
+    from pairlab.figure_backend import drawing, record
+
+    formats = drawing().formats
+    paths = [out_dir / f"{name}.{fmt}" for fmt in formats]
+    if drawing().use_matplotlib():
+        from pairlab.mpl import save_figure
+
+        figure = record(draw(panels, None, **options))
+        for path in paths:
+            save_figure(figure, path, dpi=150 if path.suffix == ".png" else 100)
+        return paths
     for path in paths:
         draw(panels, path, scale=1.5 if path.suffix == ".png" else 1.0, **options)
     return paths
