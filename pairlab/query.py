@@ -15,13 +15,14 @@ import numpy as np
 
 from .constraints import Constraints
 from .errors import InvalidInputError
+from .links import _distinct_pairs
 from .params import Param, resolve_params
 
 if TYPE_CHECKING:
     from .dataset import Dataset
     from .state import State
 
-__all__ = ["QueryStrategy", "binary_entropy", "pair_same_probability"]
+__all__ = ["QueryStrategy", "asked", "binary_entropy", "distinct_pairs", "pair_same_probability"]
 
 
 def binary_entropy(p: np.ndarray) -> np.ndarray:
@@ -32,6 +33,12 @@ def binary_entropy(p: np.ndarray) -> np.ndarray:
     q = p[inside]
     out[inside] = -(q * np.log(q) + (1 - q) * np.log1p(-q))
     return out
+
+
+def distinct_pairs(n: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` distinct pairs uniform among all n(n-1)/2, drawn as the ``pairs`` link generator
+    draws them (so a random batch equals today's ``draw_links``)."""
+    return _distinct_pairs(n, count, rng)
 
 
 def pair_same_probability(resp: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:

@@ -20,9 +20,14 @@ import numpy as np
 from pairlab import hookimpl
 from pairlab.constraints import Constraints
 from pairlab.errors import InvalidInputError
-from pairlab.links import _distinct_pairs
 from pairlab.params import Param
-from pairlab.query import QueryStrategy, asked, binary_entropy, pair_same_probability
+from pairlab.query import (
+    QueryStrategy,
+    asked,
+    binary_entropy,
+    distinct_pairs,
+    pair_same_probability,
+)
 from pairlab.state import State
 
 
@@ -35,7 +40,7 @@ class RandomQuery(QueryStrategy):
         done = asked(links)
         if not done:
             self.reason = "uniform among all pairs"
-            return _distinct_pairs(self.n, int(batch), self.rng)
+            return distinct_pairs(self.n, int(batch), self.rng)
         total = self.n * (self.n - 1) // 2
         if len(done) + batch > total:
             raise InvalidInputError("no unasked pairs left")
