@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .algorithm import Algorithm
     from .dataset import DatasetSpec
     from .metrics import Metric
+    from .query import QueryStrategy
     from .reproduction import Reproduction
 
 __all__ = ["PLUGIN_API_VERSION", "hookimpl", "hookspec"]
@@ -134,4 +135,33 @@ def pairlab_metrics() -> list[Metric]:
         @hookimpl
         def pairlab_metrics():
             return [Metric("n-clusters", "Number of clusters", _n_clusters, needs_truth=False)]
+    """
+
+
+@hookspec
+def pairlab_query_strategies() -> list[type[QueryStrategy]]:
+    """Return query strategy classes (subclasses of :class:`pairlab.query.QueryStrategy`).
+
+    Called once when the registry loads plugins. A strategy is built for one data set, a number of
+    clusters, validated ``params`` and a random generator; ``propose(links, state, batch)`` returns
+    the next pairs to ask an oracle about (an int array (batch, 2)) given the links so far and,
+    when ``uses_model`` is True, the fitted :class:`pairlab.State`; ``tell(pair, must_link)``
+    receives each answer. :func:`pairlab.active.active_learn` drives them.
+
+    Example::
+
+        import numpy as np
+        from pairlab import hookimpl
+        from pairlab.query import QueryStrategy
+
+        class FirstPair(QueryStrategy):
+            name = "first-pair"
+            title = "Always ask about points 0 and 1"
+
+            def propose(self, links, state=None, batch=1):
+                return np.array([[0, 1]] * batch)
+
+        @hookimpl
+        def pairlab_query_strategies():
+            return [FirstPair]
     """

@@ -30,13 +30,14 @@ from .algorithm import Algorithm
 from .dataset import DatasetSpec
 from .errors import PluginError
 from .metrics import Metric
+from .query import QueryStrategy
 from .reproduction import Reproduction
 
 __all__ = ["DISABLE_ENV", "PluginInfo", "Registry", "get_registry", "reset_registry"]
 
 DISABLE_ENV = "PAIRLAB_DISABLE_PLUGINS"
 GROUP = "pairlab"
-KINDS = ("algorithms", "datasets", "reproductions", "metrics")
+KINDS = ("algorithms", "datasets", "reproductions", "metrics", "query_strategies")
 
 
 @dataclass
@@ -70,6 +71,10 @@ class Entry:
     name: str
     obj: Any
     plugin: PluginInfo
+
+
+def _singular(kind: str) -> str:
+    return "query strategy" if kind == "query_strategies" else kind[:-1]
 
 
 def _where(exc: BaseException) -> str:
@@ -132,11 +137,18 @@ def _check_metric(obj: Any) -> str:
     return obj.name
 
 
+def _check_query_strategy(obj: Any) -> str:
+    if not (isinstance(obj, type) and issubclass(obj, QueryStrategy)):
+        raise TypeError(f"{obj!r} is not a subclass of pairlab.query.QueryStrategy")
+    return obj.name
+
+
 _CHECKS: dict[str, Callable[[Any], str]] = {
     "algorithms": _check_algorithm,
     "datasets": _check_dataset,
     "reproductions": _check_reproduction,
     "metrics": _check_metric,
+    "query_strategies": _check_query_strategy,
 }
 
 
@@ -254,7 +266,7 @@ class Registry:
                 if item_name in table or (kind == "reproductions" and item_name in self._aliases):
                     other = table[item_name].plugin.name if item_name in table else "an alias"
                     self.clashes.append(
-                        f"{kind[:-1]} {item_name!r} from plugin {info.name!r} clashes with "
+                        f"{_singular(kind)} {item_name!r} from plugin {info.name!r} clashes with "
                         f"{other!r}; kept the first"
                     )
                     continue
@@ -283,7 +295,7 @@ class Registry:
             return table[name].obj
         for p in self.failures:  # the placeholder a failed plugin leaves behind
             if p.name == name:
-                raise PluginError(f"{kind[:-1]} {name!r}: plugin {p.name!r} "
+                raise PluginError(f"{_singular(kind)} {name!r}: plugin {p.name!r} "
                                   f"({p.distribution} {p.version}) failed to load: {p.error}")
         close = difflib.get_close_matches(name, list(table) + list(self._aliases), n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -293,7 +305,7 @@ class Registry:
                 f"{p.name} ({p.error})" for p in self.failures
             ) + "."
         raise PluginError(
-            f"Unknown {kind[:-1]} {name!r}.{hint} Known: {', '.join(sorted(table)) or 'none'}."
+            f"Unknown {_singular(kind)} {name!r}.{hint} Known: {', '.join(sorted(table)) or 'none'}."
             + failed
         )
 
@@ -308,6 +320,9 @@ class Registry:
 
     def metric(self, name: str) -> Any:
         return self._get("metrics", name)
+
+    def query_strategy(self, name: str) -> type[QueryStrategy]:
+        return self._get("query_strategies", name)
 
     def plugin_of(self, kind: str, name: str) -> PluginInfo:
         if kind == "reproductions":
