@@ -66,6 +66,7 @@ def test_matches_table_1_and_fails_where_it_fails(closure):
         centers = X[rng.choice(len(X), k, replace=False)]
         links = Constraints(ml, cl, n_samples=len(X))
         params = {"n_clusters": k, "means_init": centers, "closure": closure, "max_iter": 20,
+                  "search": "greedy",
                   "max_restarts": 0}
         expected, failure = _table1(X, centers, ml, cl, closure, 20)
         if failure is None:
@@ -244,3 +245,40 @@ def test_the_family_runs_from_a_sweep_spec_and_its_no_link_limit_shows_in_the_ta
         assert float(by[("cop-kmeans", "0", t)]["objective"]) == pytest.approx(plain, rel=1e-12)
         assert by[("cop-kmeans", "0", t)]["ari"] == by[("kmeans", "0", t)]["ari"]
         assert float(by[("lcvqe", "0", t)]["objective"]) == pytest.approx(plain / 2, rel=1e-12)
+
+
+def _colourable(n_groups, cl_pairs, k):
+    """Brute force: can the must-link groups take k clusters with no cannot-linked pair together?"""
+    return any(all(z[a] != z[b] for a, b in cl_pairs)
+               for z in itertools.product(range(k), repeat=n_groups))
+
+
+def test_backtracking_finds_an_assignment_exactly_when_one_exists():
+    rng = np.random.default_rng(0)
+    greedy_failed = 0
+    for trial in range(40):
+        n, k = 9, 3
+        X = rng.normal(size=(n, 2))
+        pairs = list(itertools.combinations(range(n), 2))
+        chosen = [pairs[c] for c in rng.choice(len(pairs), size=14, replace=False)]
+        ml, cl = chosen[:2], chosen[2:]
+        links = Constraints(ml, cl, n_samples=n)
+        chunk = links.chunklet_index
+        if any(chunk[a] == chunk[b] for a, b in cl):
+            continue  # the must-links entail a contradicted cannot-link (rejected up front)
+        exists = _colourable(int(chunk.max()) + 1, [(chunk[a], chunk[b]) for a, b in cl], k)
+        params = {"n_clusters": k, "max_restarts": 0}
+        try:
+            Run("cop-kmeans", Dataset(X), links, {**params, "search": "greedy"}, seed=trial, registry=REG)
+        except InfeasibleAssignmentError:
+            greedy_failed += 1
+        if not exists:
+            with pytest.raises(InfeasibleAssignmentError, match="cannot assign point"):
+                Run("cop-kmeans", Dataset(X), links, params, seed=trial, registry=REG)
+            continue
+        run = Run("cop-kmeans", Dataset(X), links, params, seed=trial, registry=REG)
+        run.run()
+        for state in run.history:
+            z = state.labels
+            assert all(z[a] == z[b] for a, b in ml) and all(z[a] != z[b] for a, b in cl)
+    assert greedy_failed > 0  # the cases are hard enough for Table 1's greedy pass

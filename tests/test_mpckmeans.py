@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from pairlab_builtins.algorithms.mpckmeans import neighbourhood_centers
+from pairlab_builtins.algorithms.mpckmeans import farthest_pair, neighbourhood_centers
 from sklearn.cluster import KMeans as SkKMeans
 
 from pairlab import Constraints, Dataset, Registry, Run
@@ -60,11 +60,17 @@ def objective_bf(alg, labels, centers, metrics):
     for (a, b), q in zip(c.cannot_link, c.cl_confidence, strict=True):
         if labels[a] == labels[b]:
             A = metrics[labels[a]]
-            J += wc * q * (np.trace(A @ R) - norm(X[a] - X[b], A))
+            if p["cannot_link_penalty"] == "farthest":  # eq. 5: the farthest pair under A
+                top = max(norm(X[u] - X[v], A) for u, v in itertools.combinations(range(len(X)), 2))
+            else:
+                top = np.trace(A @ R)
+            J += wc * q * (top - norm(X[a] - X[b], A))
     return J
 
 
-VARIANTS = [("pck-means", {}), ("mpck-means", {"metric": "diagonal"}), ("mpck-means", {"metric": "full"})]
+VARIANTS = [("pck-means", {}), ("mpck-means", {"metric": "diagonal"}), ("mpck-means", {"metric": "full"}),
+            ("mpck-means", {"metric": "diagonal", "metric_scope": "shared"}),
+            ("mpck-means", {"metric": "full", "metric_scope": "shared"})]
 
 
 def _run(name, X, links, params, seed=0):
@@ -93,6 +99,56 @@ def test_each_step_is_a_literal_icm_pass_and_the_objective_never_increases(name,
                     costs.append(objective_bf(alg, labels, mu, A))
                 labels[i] = int(np.argmin(costs))
             assert labels.tolist() == state.labels.tolist()
+
+
+@pytest.mark.parametrize("metric", ["diagonal", "full"])
+def test_farthest_f_c_is_eq_5_and_each_pass_is_literal_icm(metric):
+    """The paper's f_C: J is eq. 3 with eq. 5 and each E-step a literal ICM pass; J may rise after
+    an M-step (eq. 6 ignores f_C's dependence on A), so monotonicity is not asserted here."""
+    for seed in range(3):
+        X, links = _problem(seed)
+        run = _run("mpck-means", X, links, {"metric": metric, "cannot_link_penalty": "farthest"}, seed=seed)
+        run.run()
+        alg = run.algorithm
+        for prev, state in itertools.pairwise(run.history):
+            mu, A = state.model["centers"], state.model["metrics"]
+            assert state.objective == pytest.approx(objective_bf(alg, state.labels, mu, A), rel=1e-9)
+            labels = np.array(prev.labels)
+            for i in range(len(X)):
+                costs = []
+                for h in range(3):
+                    labels[i] = h
+                    costs.append(objective_bf(alg, labels, mu, A))
+                labels[i] = int(np.argmin(costs))
+            assert labels.tolist() == state.labels.tolist()
+
+
+def test_farthest_pair_matches_brute_force():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    M = rng.normal(size=(3, 3))
+    A = M @ M.T + 0.1 * np.eye(3)
+    top, diff = farthest_pair(X, A, chunk=7)
+    best = max(float((X[i] - X[j]) @ A @ (X[i] - X[j])) for i, j in itertools.combinations(range(40), 2))
+    assert top == pytest.approx(best, rel=1e-12)
+    assert float(diff @ A @ diff) == pytest.approx(best, rel=1e-12)
+
+
+def test_shared_metric_is_one_matrix_and_the_joint_minimiser():
+    X, links = _problem(11, n=20)
+    run = _run("mpck-means", X, links, {"metric": "full", "metric_scope": "shared"})
+    s0 = run.state
+    s1 = run.step()
+    alg, mu, A = run.algorithm, s1.model["centers"], s1.model["metrics"]
+    assert np.array_equal(A[0], A[1]) and np.array_equal(A[0], A[2])
+    best = objective_bf(alg, s0.labels, mu, A)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        E = rng.normal(scale=0.05, size=(2, 2))
+        B = A[0] @ (np.eye(2) + 0.5 * (E + E.T))
+        B = 0.5 * (B + B.T)
+        if np.linalg.eigvalsh(B).min() > 0:
+            assert objective_bf(alg, s0.labels, mu, np.stack([B] * 3)) >= best - 1e-9
 
 
 @pytest.mark.parametrize("metric", ["diagonal", "full"])

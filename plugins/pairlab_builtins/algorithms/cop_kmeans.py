@@ -115,6 +115,9 @@ class COPKMeans(Algorithm):
         Param("order", str, "data", "order of assignment: data order (the paper) or shuffled "
               "in every pass", choices=("data", "random")),
         Param("closure", bool, True, "enforce the links' transitive closure (entailed links)"),
+        Param("search", str, "backtracking", "when the greedy pass of Table 1 meets a point no cluster "
+              "can take: backtrack over the must-link groups (DSATUR order) or fail as the paper "
+              "does (then restart)", choices=("backtracking", "greedy")),
         Param("max_restarts", int, 10, "restarts from new initial centres when an assignment is "
               "infeasible, before giving up", low=0),
         MEANS_INIT,
@@ -172,7 +175,9 @@ class COPKMeans(Algorithm):
                     taken = group[_row(self._chunk_cl, a)]
                     feasible[taken[taken >= 0]] = False
                     if not feasible.any():
-                        raise self._infeasible(i, k, iteration, group=group)
+                        if self.params["search"] == "greedy":
+                            raise self._infeasible(i, k, iteration, group=group)
+                        return self._backtrack(i, d2, todo, labels, iteration, group), d2
                     group[a] = pref[feasible[pref].argmax()]
                 labels[i] = group[a]
         else:
@@ -191,6 +196,28 @@ class COPKMeans(Algorithm):
                     raise self._infeasible(i, k, iteration, assigned=assigned)
                 assigned[i] = labels[i] = pref[feasible[pref].argmax()]
         return labels, d2
+
+    def _backtrack(self, i: int, d2: np.ndarray, todo: np.ndarray, labels: np.ndarray,
+                   iteration: int, greedy: np.ndarray) -> np.ndarray:
+        """Step 2 as a constraint-satisfaction search: each must-link group takes a cluster with no
+        cannot-linked group in it, the cheapest first (summed squared distances of its points),
+        groups in DSATUR order (most distinct clusters among its cannot-linked neighbours first,
+        then most neighbours; Brelaz 1979), backtracking on a dead end. Deciding whether cannot-
+        links admit k clusters is graph k-colouring (Davidson & Ravi 2005), so the search is
+        bounded; it raises the error of point ``i`` (naming its blockers in the greedy pass
+        ``greedy``) when it proves no assignment exists or runs out of its budget."""
+        k = d2.shape[1]
+        n_groups = int(self._chunk.max()) + 1
+        cost = np.zeros((n_groups, k))
+        np.add.at(cost, self._chunk[todo], d2[todo])
+        adj = self._chunk_cl
+        group = np.full(n_groups, -1)
+        active = np.unique(self._chunk[todo])
+        found = _dsatur(adj, cost, active, group, budget=100_000)
+        if not found:
+            raise self._infeasible(i, k, iteration, group=greedy)
+        labels[todo] = group[self._chunk[todo]]
+        return labels
 
     def _infeasible(self, i: int, k: int, iteration: int, *, group: np.ndarray | None = None,
                     assigned: np.ndarray | None = None) -> InfeasibleAssignmentError:
@@ -280,6 +307,48 @@ class COPKMeans(Algorithm):
         out = np.zeros_like(d2)
         out[np.arange(X.shape[0]), d2.argmin(axis=1)] = 1.0
         return out
+
+
+def _dsatur(adj: sp.csr_matrix, cost: np.ndarray, active: np.ndarray, group: np.ndarray,
+            budget: int) -> bool:
+    """Fill ``group[active]`` with clusters so that no two adjacent groups share one (in place);
+    False when none exists or ``budget`` search nodes were spent."""
+    k = cost.shape[1]
+
+    def feasible(a: int) -> np.ndarray:
+        ok = np.ones(k, dtype=bool)
+        taken = group[_row(adj, a)]
+        ok[taken[taken >= 0]] = False
+        return ok
+
+    def pick() -> int:
+        todo = active[group[active] < 0]
+        if todo.size == 0:
+            return -1
+        sat = [k - int(feasible(int(a)).sum()) for a in todo]
+        deg = [_row(adj, int(a)).size for a in todo]
+        return int(todo[max(range(todo.size), key=lambda t: (sat[t], deg[t], -t))])
+
+    free = active[np.array([_row(adj, int(a)).size == 0 for a in active], dtype=bool)]
+    group[free] = cost[free].argmin(axis=1)  # no cannot-link: the cheapest cluster
+    stack: list[tuple[int, list[int]]] = []  # (group, clusters still to try), iterative DFS
+    while True:
+        a = pick()
+        if a < 0:
+            return True
+        budget -= 1
+        if budget < 0:
+            return False
+        ok = feasible(a)
+        stack.append((a, [int(h) for h in np.argsort(cost[a], kind="stable") if ok[h]][::-1]))
+        while stack and not stack[-1][1]:  # dead end: undo and try the previous group's next cluster
+            group[stack.pop()[0]] = -1
+            if stack:
+                group[stack[-1][0]] = -1
+        if not stack:
+            return False
+        b, options = stack[-1]
+        group[b] = options.pop()
 
 
 def _points(pairs: list[tuple[int, int]], limit: int = 8) -> str:

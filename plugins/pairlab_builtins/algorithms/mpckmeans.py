@@ -22,6 +22,14 @@ R - (x_i - x_j)(x_i - x_j)^T is positive semi-definite, the update below is the 
 J never increases. ``eps tr(A V)`` (V = diag of the data's variances) keeps the update finite for a
 cluster whose scatter is singular (one point, or fewer points than dimensions).
 
+Variants (section 5 of the paper): ``metric_scope="shared"`` is MPCK-means-S, one A for all
+clusters, A = N (sum_h S_h)^{-1} (the joint minimiser of eq. 3 in A; the log det and ridge terms
+are then the same for every cluster). ``cannot_link_penalty="farthest"`` is the paper's f_C: the
+first term is ||x' - x''||^2_{A_h} for the pair farthest apart under A_h (exact search,
+``farthest_pair``, O(n^2 d) a cluster and step), and the M-step uses that pair of the E-step's
+metric as the paper's update does; J can then rise after an M-step, and a diagonal (eigenvalue) of
+S_h that goes negative is clipped to the ridge.
+
 A step is the M-step then the E-step of the paper's algorithm:
 
 * M-step: mu_h = mean of cluster h (``pairlab.centroids.cluster_means``) and (eq. 6)
@@ -52,7 +60,7 @@ from pairlab.explanation import Bars, Explanation, component_labels
 from .kmeans import _sq_distances
 from .pairwise_sweep import LinkCosts, link_graphs, point_costs, sweep
 
-__all__ = ["MPCKMeans", "PCKMeans", "neighbourhood_centers"]
+__all__ = ["MPCKMeans", "PCKMeans", "farthest_pair", "neighbourhood_centers"]
 
 _CITATION = ("Bilenko, Basu & Mooney (2004), Integrating constraints and metric learning in "
              "semi-supervised clustering, ICML")
@@ -261,6 +269,11 @@ class MPCKMeans(PCKMeans):
               choices=("diagonal", "full")),
         Param("eps", float, 1e-4, "ridge eps tr(A V) that keeps a singular cluster's metric finite",
               low=0.0, low_open=True),
+        Param("metric_scope", str, "per-cluster", "one metric per cluster (MPCK-means) or one shared "
+              "by all clusters (the paper's MPCK-means-S)", choices=("per-cluster", "shared")),
+        Param("cannot_link_penalty", str, "bound", "f_C: a fixed bound tr(A R) over the data's "
+              "bounding box (J never increases) or the paper's distance of the farthest pair under "
+              "A (eq. 5; J can rise)", choices=("bound", "farthest")),
     )
     objective_name = "MPCK-means objective"
     phases = ("update centres and metrics", "assign points")
@@ -303,7 +316,7 @@ class MPCKMeans(PCKMeans):
     def _costs(self, metrics: np.ndarray) -> LinkCosts:
         dm = self._quad(self._ml_diff, metrics)  # (pairs, k)
         dc = self._quad(self._cl_diff, metrics)
-        top = np.einsum("hde,de->h", metrics, self._R)  # tr(A_h R)
+        top = self._cl_top(metrics)[0]
         ml, cl = self._ml, self._cl
 
         def ml_cost(e: np.ndarray, partner: np.ndarray) -> np.ndarray:
@@ -325,10 +338,24 @@ class MPCKMeans(PCKMeans):
         ci, cj = labels[cl.pairs[:, 0]], labels[cl.pairs[:, 1]]
         same = np.flatnonzero(ci == cj)
         dc = self._quad(self._cl_diff[same], metrics)
-        top = np.einsum("hde,de->h", metrics, self._R)
+        top = self._cl_top(metrics)[0]
         h = ci[same]
         f_c = top[h] - dc[np.arange(same.size), h]
         return float(ml.pair_weight[broken] @ f_m + cl.pair_weight[same] @ f_c)
+
+    def _cl_top(self, metrics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """f_C's first term per cluster and the matrix R_h it is tr(A_h R_h) of: (k,), (k, d, d).
+
+        ``bound``: R_h = R (module docstring). ``farthest``: R_h = d' d'^T for the pair (x', x'')
+        farthest apart under A_h (eq. 5), so tr(A_h R_h) = ||x' - x''||^2_{A_h}.
+        """
+        if self.params["cannot_link_penalty"] == "bound":
+            return np.einsum("hde,de->h", metrics, self._R), np.broadcast_to(self._R, metrics.shape)
+        tops, mats = np.empty(metrics.shape[0]), np.empty(metrics.shape)
+        for h, A in enumerate(metrics):
+            tops[h], diff = farthest_pair(self.X, A)
+            mats[h] = np.outer(diff, diff)
+        return tops, mats
 
     def _update_metrics(self, labels: np.ndarray, centers: np.ndarray,
                         previous: np.ndarray) -> np.ndarray:
@@ -353,16 +380,41 @@ class MPCKMeans(PCKMeans):
         same = np.flatnonzero(ci == cj)
         if same.size:
             diff = self._cl_diff[same]
-            term = cl.pair_weight[same, None, None] * (self._R[None] - diff[:, :, None] * diff[:, None, :])
+            R = self._cl_top(previous)[1][ci[same]]  # the paper takes the farthest pair of the E-step
+            term = cl.pair_weight[same, None, None] * (R - diff[:, :, None] * diff[:, None, :])
             np.add.at(S, ci[same], term)
         metrics = np.array(previous, dtype=float)
+        if self.params["metric_scope"] == "shared":
+            # MPCK-means-S: one A minimises the sum of every cluster's terms, A = N (sum_h S_h)^{-1}
+            S = np.repeat(S.sum(axis=0, keepdims=True), k, axis=0)
+            counts = np.full(k, labels.size)
+        floor = self.params["eps"] * self._var.min()
         for h in np.flatnonzero(counts):
             if self.params["metric"] == "diagonal":
-                metrics[h] = np.diag(counts[h] / np.diag(S[h]))
+                # the farthest pair under the old A_h need not be the widest in each coordinate: a
+                # negative diagonal is clipped to the ridge (bound: never needed)
+                metrics[h] = np.diag(counts[h] / np.maximum(np.diag(S[h]), counts[h] * floor))
             else:
-                metrics[h] = counts[h] * np.linalg.inv(S[h])
+                w, v = np.linalg.eigh(0.5 * (S[h] + S[h].T))
+                w = np.maximum(w, counts[h] * floor)  # as above; a no-op for the bound
+                metrics[h] = counts[h] * (v / w) @ v.T
                 metrics[h] = 0.5 * (metrics[h] + metrics[h].T)
         return metrics
+
+
+def farthest_pair(X: np.ndarray, A: np.ndarray, chunk: int = 2048) -> tuple[float, np.ndarray]:
+    """max_{i,j} ||x_i - x_j||^2_A and x_i - x_j for that pair (exact, O(n^2 d) in row chunks)."""
+    w, v = np.linalg.eigh(A)
+    Y = X @ (v * np.sqrt(np.maximum(w, 0.0)))  # ||x - y||^2_A = ||Y_x - Y_y||^2
+    sq = (Y ** 2).sum(axis=1)
+    best, pair = -1.0, (0, 0)
+    for start in range(0, Y.shape[0], chunk):
+        block = sq[start:start + chunk, None] + sq[None, :] - 2.0 * Y[start:start + chunk] @ Y.T
+        i, j = np.unravel_index(int(block.argmax()), block.shape)
+        if block[i, j] > best:
+            best, pair = float(block[i, j]), (start + int(i), int(j))
+    diff = X[pair[0]] - X[pair[1]]
+    return float(diff @ A @ diff), diff
 
 
 @hookimpl

@@ -1,0 +1,114 @@
+"""MPCK-means on standardised iris against active-semi-supervised-clustering's MPCKMeans (issue 31).
+
+Task: standardised iris, K = 3, 60 label-consistent links (random_pairs(y, 20, 40, default_rng(seed)),
+seeds 0-19); mean +- std ARI, ms a fit, mean must-links / cannot-links broken. pairlab variants:
+metric_scope x metric x cannot_link_penalty. The peer (MPCK-means-S-D: one shared diagonal metric,
+max_iter 10) seeds numpy's global generator with the seed; it raises EmptyClustersException on some
+seeds, and those seeds are rerun with seed + 1000 * attempt (counted in "retries").
+The peer is optional: pip install --no-deps active-semi-supervised-clustering (it imports metric_learn
+from its package __init__, so its mpckmeans module is loaded from its file here).
+Run: python docs/measurements/mpck_iris_peer.py
+"""
+
+import importlib.util
+import sys
+import time
+import types
+
+import numpy as np
+from sklearn.datasets import load_iris
+from sklearn.metrics import adjusted_rand_score
+from sklearn.preprocessing import StandardScaler
+
+from pairlab import Dataset, Run
+from pairlab.links import random_pairs
+
+
+def load_peer():
+    """The peer's MPCKMeans class and its EmptyClustersException, or None when not installed."""
+    if "active_semi_clustering" in sys.modules:
+        del sys.modules["active_semi_clustering"]
+    spec = importlib.util.find_spec("active_semi_clustering")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = spec.submodule_search_locations[0]
+    pkg = types.ModuleType("active_semi_clustering")
+    pkg.__path__ = [root]  # skip its __init__ (needs metric_learn)
+    sys.modules.setdefault("active_semi_clustering", pkg)
+    sub = types.ModuleType("active_semi_clustering.semi_supervised")
+    sub.__path__ = [root + "/semi_supervised"]
+    sys.modules.setdefault("active_semi_clustering.semi_supervised", sub)
+    pc = types.ModuleType("active_semi_clustering.semi_supervised.pairwise_constraints")
+    pc.__path__ = [root + "/semi_supervised/pairwise_constraints"]
+    sys.modules.setdefault("active_semi_clustering.semi_supervised.pairwise_constraints", pc)
+    from active_semi_clustering.exceptions import EmptyClustersException
+    from active_semi_clustering.semi_supervised.pairwise_constraints.mpckmeans import MPCKMeans
+    np.seterr(all="warn")  # the module sets 'raise' globally on import
+    return MPCKMeans, EmptyClustersException
+
+
+def broken(labels, cons):
+    ml, cl = cons.must_link, cons.cannot_link
+    return (int((labels[ml[:, 0]] != labels[ml[:, 1]]).sum()),
+            int((labels[cl[:, 0]] == labels[cl[:, 1]]).sum()))
+
+
+def task():
+    X, y = load_iris(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+def pairlab_row(X, y, params, seeds=range(20)):
+    aris, times, brk = [], [], []
+    for seed in seeds:
+        cons = random_pairs(y, 20, 40, np.random.default_rng(seed))
+        t0 = time.perf_counter()
+        labels = Run("mpck-means", Dataset(X), cons, {"n_clusters": 3, **params}, seed=seed).run().labels
+        times.append(time.perf_counter() - t0)
+        aris.append(adjusted_rand_score(y, labels))
+        brk.append(broken(labels, cons))
+    return np.array(aris), np.median(times), np.mean(brk, axis=0)
+
+
+def peer_row(X, y, peer, seeds=range(20)):
+    MPCK, Empty = peer
+    aris, times, brk, retries = [], [], [], 0
+    for seed in seeds:
+        cons = random_pairs(y, 20, 40, np.random.default_rng(seed))
+        for attempt in range(20):
+            np.random.seed(seed + 1000 * attempt)  # noqa: NPY002 (the peer draws from the global generator)
+            t0 = time.perf_counter()
+            try:
+                m = MPCK(n_clusters=3).fit(X, ml=[tuple(p) for p in cons.must_link.tolist()],
+                                           cl=[tuple(p) for p in cons.cannot_link.tolist()])
+                break
+            except Empty:
+                retries += 1
+        times.append(time.perf_counter() - t0)
+        aris.append(adjusted_rand_score(y, m.labels_))
+        brk.append(broken(m.labels_, cons))
+    return np.array(aris), np.median(times), np.mean(brk, axis=0), retries
+
+
+def main():
+    X, y = task()
+    print("| implementation | ARI mean +- std (min) | ms a fit (median) | ML / CL broken a fit |")
+    print("|---|---|---|---|")
+    for scope in ("per-cluster", "shared"):
+        for metric in ("diagonal", "full"):
+            for fc in ("bound", "farthest"):
+                p = {"metric_scope": scope, "metric": metric, "cannot_link_penalty": fc}
+                a, t, b = pairlab_row(X, y, p)
+                print(f"| pairlab {scope}, {metric}, f_C {fc} | {a.mean():.3f} +- {a.std():.3f} "
+                      f"({a.min():.3f}) | {1e3 * t:.0f} | {b[0]:.2f} / {b[1]:.2f} |", flush=True)
+    peer = load_peer()
+    if peer is None:
+        print("peer not installed")
+        return
+    a, t, b, r = peer_row(X, y, peer)
+    print(f"| active-semi-supervised-clustering MPCKMeans (S-D) | {a.mean():.3f} +- {a.std():.3f} "
+          f"({a.min():.3f}) | {1e3 * t:.0f} | {b[0]:.2f} / {b[1]:.2f} | retries {r}")
+
+
+if __name__ == "__main__":
+    main()
