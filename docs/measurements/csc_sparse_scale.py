@@ -1,9 +1,14 @@
-import time, resource, sys
+import resource
+import sys
+import time
+
 import numpy as np
-from pairlab.run import Run
+
+from pairlab.benchcases.gmm import blobs
 from pairlab.dataset import Dataset
 from pairlab.links import random_pairs
-from pairlab.benchcases.gmm import blobs
+from pairlab.run import Run
+
 n = int(sys.argv[1]); algo = sys.argv[2]
 X, y = blobs(n, 2, 4, std=1.5)
 links = random_pairs(y, 500, 500, np.random.default_rng(1))
