@@ -1,3 +1,5 @@
+"""Whole CSC/SSKK run on a k-nearest-neighbour affinity: python csc_sparse_scale.py N ALGO K."""
+
 import resource
 import sys
 import time
@@ -9,10 +11,11 @@ from pairlab.dataset import Dataset
 from pairlab.links import random_pairs
 from pairlab.run import Run
 
-n = int(sys.argv[1]); algo = sys.argv[2]
+n, algo, k = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 X, y = blobs(n, 2, 4, std=1.5)
 links = random_pairs(y, 500, 500, np.random.default_rng(1))
 t = time.perf_counter()
-r = Run(algo, Dataset(X), links, {"n_clusters": 4, "n_neighbors": int(sys.argv[3])}, seed=0)
-st = r.run()
-print(algo, n, "wall", round(time.perf_counter()-t, 1), "s; maxrss", round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss/2**20, 2), "GiB; iters", st.iteration)
+state = Run(algo, Dataset(X), links, {"n_clusters": 4, "n_neighbors": k}, seed=0).run()
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+print(f"{algo} n={n}: {time.perf_counter() - t:.1f} s wall, {rss:.2f} GiB peak RSS, "
+      f"{state.iteration} iterations")
