@@ -221,6 +221,10 @@ class CSC(Algorithm):
               "zero = 0, authors = the authors' K-way code (between the K-th and (K+1)-th "
               "largest |eigenvalue| of Q_bar)", choices=BETA_RULES),
         Param("max_iter", int, 100, "maximum number of k-means iterations in the embedding", low=1),
+        Param("n_neighbors", int, None,
+              "none: dense n x n affinity; k: affinity only on a symmetric k-nearest-neighbour "
+              "graph and a sparse eigensolver (memory O(n k); needs beta below "
+              "lambda_min(Q_bar) vol, as beta_rule=blend gives)", nullable=True, low=1),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -231,6 +235,9 @@ class CSC(Algorithm):
             raise InvalidInputError(f"n_clusters={k} exceeds the number of points ({n}).")
         if n < 2:
             raise InvalidInputError("csc needs at least 2 points; got 1 sample.")
+        if self.params["n_neighbors"] is not None:
+            self.solution = self._sparse_solution(k)
+            return
         A = pairwise_kernel(self.X, "precomputed" if self.params["affinity"] == "precomputed"
                             else "rbf", self.params["bandwidth"])
         if np.any(A < 0):
@@ -245,6 +252,25 @@ class CSC(Algorithm):
                 np.add.at(Q, (pairs[:, 1], pairs[:, 0]), sign * conf)
         self.solution = constrained_embedding(A, Q, max(k - 1, 1), self.params["beta"],
                                               self.params["beta_rule"])
+
+    def _sparse_solution(self, k: int) -> dict[str, Any]:
+        from .sparse_spectral import (
+            knn_affinity,
+            knn_of_similarity,
+            pair_matrix,
+            sparse_constrained_embedding,
+        )
+
+        p = self.params
+        if p["affinity"] == "precomputed":
+            S = pairwise_kernel(self.X, "precomputed")
+            if np.any(S < 0):
+                raise InvalidInputError("the affinity matrix must be non-negative.")
+            A = knn_of_similarity(S, p["n_neighbors"])
+        else:
+            A = knn_affinity(self.X, p["n_neighbors"], p["bandwidth"])
+        Q = pair_matrix(self.dataset.n_samples, self.constraints)
+        return sparse_constrained_embedding(A, Q, max(k - 1, 1), p["beta"], p["beta_rule"])
 
     def _state(self, iteration: int, centers: np.ndarray) -> State:
         U = self.solution["U"]
