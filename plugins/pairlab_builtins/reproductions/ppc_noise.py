@@ -53,6 +53,9 @@ class PPCFig10(Reproduction):
                    "hard-CKmeans with non-overlapping relations on half the points, flipped with "
                    "probability q; artificial and UCI sets.")
     default_trials = 20  # the paper: 20 realisations
+    run_time = ("Measured: one realisation with 100 starts took 37 min wall (pairlab reproduce "
+                "ppc-fig10 --trials 1 --jobs 1 --fresh, load 5-16 on 2 shared cores), so the "
+                "default takes hours; --set starts=5 cuts it about twentyfold.")
     quick_trials = 1
 
     params = (DATA_DIR, QUICK,
