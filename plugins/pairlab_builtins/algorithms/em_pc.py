@@ -104,6 +104,27 @@ def _hildreth(lp: np.ndarray, local: np.ndarray, bound: np.ndarray, tol: float,
                     np.ascontiguousarray(bound, dtype=float), float(tol), int(max_sweeps))
 
 
+def _active_hessian(q: np.ndarray, pts: np.ndarray, ks: np.ndarray) -> np.ndarray:
+    """H = A [k_i = k_j] - B on the active entries i = (pair, k_i), with A[i, j] the sum of
+    q[p, k_i] and B[i, j] the sum of q[p, k_i] q[p, k_j] over the points p the two pairs share.
+
+    Dense (the active set is small). Two pairs share at most two points, so each sum has at most
+    two non-zero terms: the same numbers, bit for bit, as the sparse products this replaced, which
+    built sparse matrices on every Newton step and took most of em-pc's time.
+    """
+    A = np.zeros((ks.size, ks.size))
+    B = np.zeros_like(A)
+    for x in range(2):
+        p = pts[:, x]
+        qi = q[p, ks][:, None]                              # q[p_i, k_i]
+        qj = q[p[:, None], ks[None, :]]                     # q[p_i, k_j]
+        for y in range(2):
+            shared = p[:, None] == pts[None, :, y]
+            A += np.where(shared, qi, 0.0)
+            B += np.where(shared, qi * qj, 0.0)
+    return A * (ks[:, None] == ks[None, :]) - B
+
+
 def _projected_newton(lam: np.ndarray, lp: np.ndarray, inc: sp.csr_matrix, local: np.ndarray,
                       bound: np.ndarray, dual, steps: int = 100, tol: float = 1e-12
                       ) -> np.ndarray | None:
@@ -127,10 +148,7 @@ def _projected_newton(lam: np.ndarray, lp: np.ndarray, inc: sp.csr_matrix, local
         cs, ks = np.nonzero(active)
         pts = local[cs]                                     # (a, 2) local point rows
         a = cs.size
-        rows = np.repeat(np.arange(a), 2)
-        G = sp.csr_matrix((np.ones(2 * a), (rows, pts.ravel())), shape=(a, q.shape[0]))
-        Q1 = sp.csr_matrix((q[pts, ks[:, None]].ravel(), (rows, pts.ravel())), shape=G.shape)
-        H = (Q1 @ G.T).toarray() * (ks[:, None] == ks[None, :]) - (Q1 @ Q1.T).toarray()
+        H = _active_hessian(q, pts, ks)
         H += (1e-9 + 1e-6 * float(np.abs(np.diag(H)).max(initial=0.0))) * np.eye(a)
         try:
             direction = np.linalg.solve(H, g[cs, ks])
