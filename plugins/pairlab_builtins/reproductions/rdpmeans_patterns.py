@@ -109,8 +109,8 @@ class RDPPatterns(Reproduction):
         mean_best = {k: float(np.mean([best[p][k]["F"] for p in PATTERNS])) for k in keys}
         notes = [f"{len(trials)} run(s) per method and pattern, the best by pairwise F shown (as "
                  f"the paper, section 5.1); r = {options['rate']:g} (code reading), p = 1; "
-                 f"{records[0].dataset.n_samples if records else 0} points per pattern; links not drawn; lambda of "
-                 "DP-/RDP-means by the farthest-first rule with the true k.",
+                 f"{records[0].dataset.n_samples if records else 0} points per pattern; links not drawn; "
+                 "lambda of DP-/RDP-means by the farthest-first rule with the true k.",
                  "Mean of the best F over the patterns: "
                  + ", ".join(f"{k} {v:.3f}" for k, v in mean_best.items()) + "."]
         if options.get("quick"):
