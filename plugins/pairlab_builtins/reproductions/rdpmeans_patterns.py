@@ -138,7 +138,7 @@ class RDPPatterns(Reproduction):
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
         assert isinstance(result, FigureResult)
-        return render_records(result, out_dir, self.name, panel_size=(300, 300))
+        return render_records(result, out_dir, self.name, panel_size=(300, 300), legend=False)
 
 
 @hookimpl
