@@ -36,7 +36,8 @@ class IndexEntry:
     files: list[str] = field(default_factory=list)
 
 
-def _value(v: Any, limit: int = 160) -> str:
+def _value(v: Any, limit: int | None = 160) -> str:
+    """``v`` as text, cut to ``limit`` characters (``None``: never cut)."""
     if v is None:
         return "—"
     if isinstance(v, float):
@@ -45,7 +46,28 @@ def _value(v: Any, limit: int = 160) -> str:
         text = json.dumps(_rounded(v))
     else:
         text = str(v)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _html_value(v: Any) -> str:
+    """The value for the page: in full, behind an expandable summary when it is long."""
+    full = _value(v, None)
+    if len(full) <= 160:
+        return html.escape(full)
+    return (f"<details><summary>{html.escape(_value(v))}</summary>"
+            f'<div class="full">{html.escape(full)}</div></details>')
+
+
+def _is_quick(doc: dict[str, Any] | None, header: dict[str, Any]) -> bool:
+    """A ``--quick`` run (the page's header says so, or the recipe's own options)."""
+    return bool(header.get("quick")) or bool(doc and (doc.get("options") or {}).get("quick"))
+
+
+def _verdict(held: bool, quick: bool) -> tuple[str, str]:
+    """(CSS class, label) of a claim's verdict; quick verdicts have their own of both."""
+    if quick:
+        return ("qheld", "held (quick run)") if held else ("qnot", "NOT HELD (quick run)")
+    return ("held", "held") if held else ("not", "NOT HELD")
 
 
 def _rounded(v: Any) -> Any:
@@ -97,19 +119,35 @@ def _provenance_line(doc: dict[str, Any]) -> str:
 
 # -- HTML --------------------------------------------------------------------------------------
 STYLE = """
-body{font-family:system-ui,sans-serif;margin:1.5em;max-width:1500px;color:#222}
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
 h1{font-size:1.5em} h2{border-bottom:2px solid #888;margin-top:2em} h3{margin-bottom:.3em}
 .recipe{display:flex;flex-wrap:wrap;gap:1.2em;align-items:flex-start;margin-bottom:2em}
-.figure{flex:3 1 700px;max-width:1100px} .figure img{width:100%;border:1px solid #ccc}
-.claims{flex:1 1 420px} table{border-collapse:collapse;font-size:.9em;width:100%}
+.figure{flex:1 1 100%;overflow-x:auto} .figure img{max-width:100%;border:1px solid #ccc}
+.figure a{cursor:zoom-in} .claims{flex:1 1 100%}
+table{border-collapse:collapse;font-size:.9em;width:100%}
 td,th{border:1px solid #bbb;padding:.25em .4em;vertical-align:top;text-align:left}
 .held{background:#e3f5e1} .not{background:#fbe3e1} .small{font-size:.85em;color:#444}
 .skipped{background:#f4f4f4;padding:.5em;border-left:4px solid #aaa}
+.qheld{background:repeating-linear-gradient(45deg,#eef3fb,#eef3fb 6px,#dde7f7 6px,#dde7f7 12px)}
+.qnot{background:repeating-linear-gradient(45deg,#fbf0dc,#fbf0dc 6px,#f5e2bd 6px,#f5e2bd 12px)}
+.banner{background:#8a4b00;color:#fff;padding:.8em 1em;font-size:1.15em;font-weight:bold;
+border:3px dashed #ffd27a} .quickbox{border-left:6px dashed #c77800;padding-left:.8em}
+.full{white-space:pre-wrap;word-break:break-word;font-family:monospace;font-size:.85em}
 """
 
 
-def _html_entry(e: IndexEntry) -> str:
+def _paper_cell(c: dict[str, Any]) -> str:
+    """The paper's value, with our difference and the tolerance when the claim has them."""
+    text = _html_value(c.get("paper"))
+    if c.get("difference") is not None and c.get("tolerance") is not None:
+        text += (f'<br><span class="small">ours - paper {_value(c["difference"])}, '
+                 f'tolerance {_value(c["tolerance"])}</span>')
+    return text
+
+
+def _html_entry(e: IndexEntry, header: dict[str, Any] | None = None) -> str:
     h = html.escape
+    quick = _is_quick(e.doc, header or {})
     anchor = h(e.name)
     if e.doc is None:
         return (f'<h3 id="{anchor}">{h(e.title)} <code>{h(e.name)}</code></h3>\n'
@@ -119,18 +157,22 @@ def _html_entry(e: IndexEntry) -> str:
     figure = "".join(f'<a href="{h(e.folder)}/{h(f)}"><img src="{h(e.folder)}/{h(f)}" '
                      f'alt="{h(e.title)}"></a>' for f in pngs) or "<p>(no figure)</p>"
     rows = "".join(
-        f'<tr class="{"held" if c["held"] else "not"}"><td>{"held" if c["held"] else "NOT HELD"}'
-        f'</td><td>{h(c["statement"])}</td><td>{h(_value(c["measured"]))}</td>'
-        f'<td>{h(_value(c.get("paper")))}</td></tr>' for c in doc.get("claims", []))
+        f'<tr class="{_verdict(c["held"], quick)[0]}"><td>{_verdict(c["held"], quick)[1]}'
+        f'</td><td>{h(c["statement"])}</td><td>{_html_value(c["measured"])}</td>'
+        f'<td>{_paper_cell(c)}</td></tr>' for c in doc.get("claims", []))
     table = ("<table><tr><th></th><th>claim of the paper</th><th>measured</th><th>paper</th></tr>"
              f"{rows}</table>") if rows else "<p>(this recipe states no claims)</p>"
     findings = "".join(f"<li>{h(f)}</li>" for f in _findings(doc))
     links = " · ".join(f'<a href="{h(e.folder)}/{h(f)}">{h(f)}</a>' for f in e.files)
-    return (f'<h3 id="{anchor}">{h(e.title)} <code>{h(e.name)}</code></h3>\n'
+    mark = (' <span class="small">[QUICK RUN: fewer trials or data than the default; '
+            'not the default verdicts]</span>') if quick else ""
+    box = ' class="quickbox"' if quick else ""
+    return (f"<div{box}>"
+            f'<h3 id="{anchor}">{h(e.title)} <code>{h(e.name)}</code>{mark}</h3>\n'
             f'<div class="recipe"><div class="figure">{figure}</div>\n<div class="claims">{table}'
             f'<h4>Findings and notes</h4><ul class="small">{findings or "<li>none</li>"}</ul>'
             f'<p class="small"><b>Files:</b> {links}</p>'
-            f'<p class="small"><b>Run:</b> {h(_provenance_line(doc))}</p></div></div>\n')
+            f'<p class="small"><b>Run:</b> {h(_provenance_line(doc))}</p></div></div></div>\n')
 
 
 def _html(entries: Sequence[IndexEntry], header: dict[str, Any]) -> str:
@@ -140,15 +182,27 @@ def _html(entries: Sequence[IndexEntry], header: dict[str, Any]) -> str:
                   + (" (skipped)" if e.doc is None else
                      f' ({sum(c["held"] for c in e.doc.get("claims", []))}/'
                      f'{len(e.doc.get("claims", []))} claims held)') + "</li>" for e in entries)
-    body = "".join(f"<h2>{h(paper)}</h2>\n" + "".join(_html_entry(e) for e in group)
+    body = "".join(f"<h2>{h(paper)}</h2>\n" + "".join(_html_entry(e, header) for e in group)
                    for paper, group in _papers(entries).items())
     meta = "; ".join(f"{h(k)}: {h(str(v))}" for k, v in header.items())
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f"<title>pairlab reproductions</title><style>{STYLE}</style></head><body>\n"
-            f"<h1>pairlab reproductions</h1>\n<p>{ran} recipe(s) ran, {skipped} skipped; "
+            f"<h1>pairlab reproductions</h1>\n{_banner(entries, header)}"
+            f"<p>{ran} recipe(s) ran, {skipped} skipped; "
             f"{held} of {total} claims of the papers held on our numbers. A claim that does not "
             f"hold is a finding (docs/reproductions.md discusses each).</p>\n"
             f'<p class="small">{meta}</p>\n<ul>{toc}</ul>\n{body}</body></html>\n')
+
+
+def _banner(entries: Sequence[IndexEntry], header: dict[str, Any]) -> str:
+    """A banner over the page when any recipe ran with ``--quick``."""
+    quick = [e.name for e in entries if e.doc is not None and _is_quick(e.doc, header)]
+    if not quick:
+        return ""
+    return ('<div class="banner" role="alert">QUICK RUN (--quick): '
+            f"{len(quick)} recipe(s) ran with fewer trials or smaller data than their defaults. "
+            "Their verdicts are marked \u201c(quick run)\u201d and striped; they are not the "
+            "default runs\u2019 verdicts and can differ from them.</div>\n")
 
 
 # -- Markdown ----------------------------------------------------------------------------------
@@ -156,8 +210,9 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _md_entry(e: IndexEntry) -> str:
-    lines = [f"### {e.title} (`{e.name}`)", ""]
+def _md_entry(e: IndexEntry, header: dict[str, Any] | None = None) -> str:
+    quick = _is_quick(e.doc, header or {})
+    lines = [f"### {e.title} (`{e.name}`)" + (" — QUICK RUN" if quick else ""), ""]
     if e.doc is None:
         return "\n".join([*lines, f"skipped: {_reason(e)}", "", ""])
     doc = e.doc
@@ -165,8 +220,8 @@ def _md_entry(e: IndexEntry) -> str:
     lines.append("")
     if doc.get("claims"):
         lines += ["| | claim of the paper | measured | paper |", "|---|---|---|---|"]
-        lines += [f"| {'held' if c['held'] else '**NOT HELD**'} | {_md_cell(c['statement'])} | "
-                  f"{_md_cell(_value(c['measured']))} | {_md_cell(_value(c.get('paper')))} |"
+        lines += [f"| {_md_verdict(c['held'], quick)} | {_md_cell(c['statement'])} | "
+                  f"{_md_cell(_value(c['measured'], None))} | {_md_cell(_value(c.get('paper')))} |"
                   for c in doc["claims"]]
         lines.append("")
     findings = _findings(doc)
@@ -176,13 +231,21 @@ def _md_entry(e: IndexEntry) -> str:
     return "\n".join(lines)
 
 
+def _md_verdict(held: bool, quick: bool) -> str:
+    label = _verdict(held, quick)[1]
+    return label if held else f"**{label}**"
+
+
 def _markdown(entries: Sequence[IndexEntry], header: dict[str, Any]) -> str:
     ran, skipped, held, total = _counts(entries)
-    out = ["# pairlab reproductions", "",
+    banner = ["> **QUICK RUN (--quick)**: fewer trials or smaller data than the defaults; the "
+              "verdicts below are the quick run's, not the default runs'.", ""] if any(
+        e.doc is not None and _is_quick(e.doc, header) for e in entries) else []
+    out = ["# pairlab reproductions", "", *banner,
            f"{ran} recipe(s) ran, {skipped} skipped; {held} of {total} claims of the papers held "
            "on our numbers.", "", "; ".join(f"{k}: {v}" for k, v in header.items()), ""]
     for paper, group in _papers(entries).items():
-        out += [f"## {paper}", ""] + [_md_entry(e) for e in group]
+        out += [f"## {paper}", ""] + [_md_entry(e, header) for e in group]
     return "\n".join(out)
 
 

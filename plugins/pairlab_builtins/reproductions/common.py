@@ -242,15 +242,17 @@ def save_curves(panels: Sequence[Any], out_dir: Path, name: str, **options: Any)
 
 
 def render_records(result: FigureResult, out_dir: Path, name: str,
-                   panel_size: tuple[int, int] = (420, 400)) -> list[Path]:
-    """Draw the panels of ``result`` to NAME.png and NAME.svg with the canvas code of the app."""
+                   panel_size: tuple[int, int] = (420, 400), legend: bool = True) -> list[Path]:
+    """Draw the panels of ``result`` to NAME.png and NAME.svg with the canvas code of the app
+    (``legend=False``: no link legend, for panels that draw no links)."""
     render_panels = _drawing()[0]
     panels = [r.panel() for r in result.panels]
     # wrap the notes to the figure's width: a longer line would widen the layout past the image
     width = max(60, int(result.ncols * panel_size[0] / 7.5))
     notes = wrapped(result.notes, width) or None
     return _png_and_svg(render_panels, panels, out_dir, name, ncols=result.ncols,
-                        panel_size=panel_size, title=result.figure_title, legend=True, notes=notes)
+                        panel_size=panel_size, title=result.figure_title, legend=legend,
+                        notes=notes)
 
 
 def rate(values: Sequence[bool]) -> float:

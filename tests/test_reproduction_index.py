@@ -1,0 +1,56 @@
+"""The index page of `pairlab reproduce --all`: quick runs marked apart from default verdicts, full
+measured values, the paper's value with difference and tolerance, figures at full size on click."""
+
+from __future__ import annotations
+
+from pairlab.reproduction_index import IndexEntry, write_index
+
+LONG = list(range(200))  # its JSON text is far longer than 160 characters
+
+
+def _doc(quick: bool) -> dict:
+    claims = [{"name": "a", "statement": "a value holds", "measured": 0.5, "held": True},
+              {"name": "b", "statement": "a printed value", "measured": LONG, "held": False,
+               "paper": 0.87, "difference": -0.12, "tolerance": 0.05, "runs": 5}]
+    return {"options": {"quick": quick} if quick else {}, "claims": claims, "notes": [],
+            "trials": 1, "seed": 0, "provenance": {"wall_seconds": 1.0}, "engine": {}}
+
+
+def _page(tmp_path, quick_header: bool, quick_doc: bool) -> tuple[str, str]:
+    e = IndexEntry("r", "Recipe", "Paper", "r", doc=_doc(quick_doc), files=["r.png"])
+    html_path, md_path = write_index(tmp_path, [e], {"quick": quick_header})
+    return html_path.read_text(), md_path.read_text()
+
+
+def test_quick_runs_have_a_banner_and_their_own_verdict_styling(tmp_path):
+    page, md = _page(tmp_path, True, True)
+    assert 'class="banner"' in page and "QUICK RUN" in page
+    assert 'class="qheld"' in page and 'class="qnot"' in page
+    assert 'class="held"' not in page and 'class="not"' not in page
+    assert "held (quick run)" in page and "NOT HELD (quick run)" in page
+    assert "QUICK RUN (--quick)" in md and "**NOT HELD (quick run)**" in md
+
+
+def test_a_recipe_with_quick_in_its_options_is_marked_even_without_the_header(tmp_path):
+    page, _md = _page(tmp_path, False, True)
+    assert 'class="banner"' in page and 'class="qnot"' in page
+
+
+def test_default_runs_have_no_banner_and_plain_verdicts(tmp_path):
+    page, md = _page(tmp_path, False, False)
+    assert 'class="banner"' not in page and "quick run" not in page and "QUICK" not in md
+    assert 'class="held"' in page and 'class="not"' in page
+
+
+def test_long_values_are_shown_in_full_and_the_paper_with_its_tolerance(tmp_path):
+    page, md = _page(tmp_path, False, False)
+    full = ", ".join(str(v) for v in LONG)
+    assert "<details><summary>" in page and full in page
+    assert full in md
+    assert "0.87" in page and "ours - paper -0.12, tolerance 0.05" in page
+
+
+def test_figures_are_not_capped_and_open_full_size(tmp_path):
+    page, _md = _page(tmp_path, False, False)
+    assert "max-width:1100px" not in page and "max-width:1500px" not in page
+    assert '<a href="r/r.png"><img src="r/r.png"' in page
