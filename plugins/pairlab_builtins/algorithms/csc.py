@@ -42,6 +42,7 @@ from pairlab.centroids import cluster_means
 from pairlab.errors import InvalidInputError
 from pairlab.mixture import kmeans_plusplus
 
+from .csc_beta import BETA_RULES, default_beta
 from .kernels import pairwise_kernel
 
 __all__ = ["CSC", "constrained_embedding", "default_beta"]
@@ -80,27 +81,6 @@ def _low_rank_pencil(Lt: np.ndarray, Q_II: np.ndarray, involved: np.ndarray, u: 
     W = LiV @ Z
     W /= np.sqrt(np.einsum("ij,ij->j", W, Lt @ W))       # w' L_t w = 1, as eigh returns
     return mu, W
-
-
-BETA_RULES = ("blend", "zero", "authors")
-
-
-def default_beta(eig_Qb: np.ndarray, vol: float, rule: str, k: int) -> float:
-    """beta for a rule, from the eigenvalues of Q_bar on the linked points (ascending).
-
-    ``blend``: 2 lambda_min(Q_bar) vol; Q_bar - beta/vol I is then positive definite, every
-    eigenvector of the pencil is feasible and the links act only through the pencil's weighting
-    (the embedding tends to the unconstrained one as beta -> -inf, to the links' as beta -> 0).
-    ``zero``: 0. ``authors``: beta/vol halfway between the K-th and (K + 1)-th largest |eigenvalue|
-    of Q_bar, minus 1e-6, as the authors' K-way routine ``csp_K`` (DMKD 2014 code) does.
-    """
-    if rule == "zero":
-        return 0.0
-    if rule == "authors":
-        sv = np.sort(np.abs(eig_Qb))[::-1]
-        sv = np.concatenate([sv, np.zeros(max(0, k + 1 - sv.size))])
-        return float(((sv[k - 1] + sv[k]) / 2.0 - 1e-6) * vol)
-    return float(2.0 * eig_Qb[0] * vol)
 
 
 def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: float | None = None,

@@ -126,7 +126,7 @@ def sparse_constrained_embedding(A: sparse.csr_matrix, Q: sparse.csr_matrix, n_v
     Returns the same keys as :func:`csc.constrained_embedding`. ``n_candidates`` (default
     max(2 n_vectors, n_vectors + 8)) eigenvectors of least lambda are computed.
     """
-    from .csc import default_beta
+    from .csc_beta import default_beta
 
     n = A.shape[0]
     d = np.asarray(A.sum(axis=1)).ravel()
