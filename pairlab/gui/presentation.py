@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..draw.geometry import data_bounds
 from ..draw.palette import Style
 from .controller import Controller, html_escape
+from .lab_objective import objective_in_words
 from .model import SHOWN_METRICS, Pane
 from .widgets import PaneView
 
@@ -256,7 +257,9 @@ class Presentation(Controller):
             view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.distinct_params(pane),
                                                           pane.status(),
                                                           pane.ignored_note()) if x))
-            view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles))
+            words = objective_in_words(state)  # e.g. DP-means: distortion + λ × clusters
+            view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles)
+                                 + (f"<br>{html_escape(words)}" if words else ""))
 
     def _header(self, pane: Pane) -> str:
         size = self.canvas_style.title_size + 1
