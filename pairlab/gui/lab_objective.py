@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 
+from ..run import Run
 from ..state import State
 
-__all__ = ["objective_in_words"]
+__all__ = ["objective_in_words", "objective_points"]
 
 
 def objective_in_words(state: State | None) -> str:
@@ -28,3 +29,20 @@ def objective_in_words(state: State | None) -> str:
     if links:
         text += f" {'-' if links < 0 else '+'} links {abs(links):.4g}"
     return f"{text} = {state.objective:.6g}"
+
+
+def objective_points(run: Run, last: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The objective at every stored iteration ``i`` (x = i) and at every stored half-step
+    after it (x = i + 0.5) up to iteration ``last``, in order, finite values only: the plot's
+    curve then shows what each half-step changed, not only each whole iteration."""
+    end = len(run.history) - 1 if last is None else min(int(last), len(run.history) - 1)
+    xs: list[float] = []
+    ys: list[float] = []
+    for i in range(end + 1):
+        for x, state in ((float(i), run.history[i]), (i + 0.5, run.halves.get(i))):
+            value = None if state is None else state.objective
+            if value is not None and math.isfinite(value) and (x % 1 == 0 or i < end
+                                                              or run.on_half):
+                xs.append(x)
+                ys.append(float(value))
+    return np.asarray(xs), np.asarray(ys)

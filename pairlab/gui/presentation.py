@@ -13,7 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..draw.geometry import data_bounds
 from ..draw.palette import Style
 from .controller import Controller, html_escape
-from .lab_objective import objective_in_words
+from .lab_objective import objective_in_words, objective_points
 from .model import SHOWN_METRICS, Pane
 from .widgets import PaneView
 
@@ -250,7 +250,10 @@ class Presentation(Controller):
                     index += 0.5  # between the iteration before and the one being made
                 view.objective.show_values(pane.run.objectives[:index + 1] if latest
                                            else pane.run.objectives, index, state.objective_name,
-                                           font_size=self.canvas_style.font_size - 1)
+                                           font_size=self.canvas_style.font_size - 1,
+                                           value=state.objective if index % 1 else None,
+                                           points=objective_points(pane.run,
+                                                                   index if latest else None))
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
             view.header.setText(self._header(pane))
