@@ -589,15 +589,18 @@ class ObjectivePlot(pg.PlotWidget):
         self.skip_first = True
         self.label_cap = 11  # largest axis-label font (points)
         self._values: np.ndarray | None = None
+        self._points: tuple[bytes, bytes] | None = None
+        self._shown_points: tuple[np.ndarray, np.ndarray] | None = None
         self._x_end = 1
         self._label: tuple[str, int, int] | None = None
 
     def set_skip_first(self, on: bool) -> None:
         self.skip_first = bool(on)
         if self._values is not None:
-            self._fit(self._values)
+            self._fit(self._values, 0.0, self._shown_points)
 
-    def _fit(self, values: np.ndarray, index: float = 0.0) -> None:
+    def _fit(self, values: np.ndarray, index: float = 0.0,
+             points: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """Set both ranges for the curve ``values`` (once per change of curve or zoom)."""
         plot = self.getPlotItem()
         # iterations from 0 to the last stored one or the half-step being made after it (at
@@ -609,15 +612,20 @@ class ObjectivePlot(pg.PlotWidget):
         shown = shown[np.isfinite(shown)]
         if not shown.size:  # the only finite objective is iteration 0's
             shown = values[np.isfinite(values)]
+        if points is not None:  # the half-steps' objectives too (from iteration ``first``)
+            shown = np.append(shown, points[1][points[0] >= first])
         lo, hi = float(shown.min()), float(shown.max())
         pad = 0.08 * (hi - lo) if hi > lo else max(abs(hi) * 0.01, 1e-3)
         plot.setYRange(lo - pad, hi + pad, padding=0)
 
     def show_values(self, values: np.ndarray, index: float, name: str, font_size: int = 9,
-                    value: float | None = None) -> None:
+                    value: float | None = None,
+                    points: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         """Plot ``values`` and mark iteration ``index`` (``x.5`` at a half-step), at ``value``
-        when given (the half-state's objective) else at the iteration's stored objective."""
+        when given (the half-state's objective) else at the iteration's stored objective.
+        ``points`` (x, y), when given, is the curve instead: a dot per whole and half-step."""
         values = np.asarray(values, dtype=float)
+        points = None if points is None or not len(points[0]) else points
         plot = self.getPlotItem()
         finite = np.isfinite(values)
         if not finite.any():
@@ -630,11 +638,17 @@ class ObjectivePlot(pg.PlotWidget):
             self._values = None
             self.cursor.setValue(index)
             return
-        if not np.array_equal(values, self._values, equal_nan=True) or index > self._x_end:
-            x = np.arange(values.size)
-            self.curve.setData(x[finite], values[finite])
-            self._values = values
-            self._fit(values, index)
+        key = None if points is None else (points[0].tobytes(), points[1].tobytes())
+        if (not np.array_equal(values, self._values, equal_nan=True) or index > self._x_end
+                or key != self._points):
+            if points is None:
+                x = np.arange(values.size)
+                self.curve.setData(x[finite], values[finite], symbol=None)
+            else:  # a dot per whole and half-step: what each half-step changed
+                self.curve.setData(points[0], points[1], symbol="o", symbolSize=4,
+                                   symbolBrush=(0, 114, 178), symbolPen=None)
+            self._values, self._points, self._shown_points = values, key, points
+            self._fit(values, index, None if points is None else points)
         font_size = min(font_size, self.label_cap)  # long names must fit beside a short plot
         room = max(self.height() - 45, 40)  # pixels along the rotated axis label
         if (name, font_size, room) != self._label:

@@ -107,9 +107,15 @@ def objective_change(run: Run | None) -> str:
     if run is None or (run.index == 0 and not run.on_half):
         return ""
     state = run.state
-    if run.on_half:
+    if run.on_half and (state.objective is None or not np.isfinite(state.objective)):
         return (f"{state.phase}: the {state.objective_name} is evaluated after the whole "
                 "iteration, not at this half-step.")
+    if run.on_half:
+        before, now = run.history[run.index].objective, state.objective
+        if before is None:
+            return ""
+        return (f"{state.objective_name} over the half-step {state.phase}: {before:.6g} → "
+                f"{now:.6g} (change {now - before:+.3g})")
     before, now = run.history[run.index - 1].objective, state.objective
     if before is None or now is None:
         return ""

@@ -97,7 +97,8 @@ class LabData:
             self.init_means = None
         if self.n_classes is not None and self.n_classes != old_classes:
             for pane in self.panes:
-                pane.params.update({k: self.n_classes for k in class_count_params(pane.algorithm)})
+                pane.params.update({k: self.n_classes
+                                    for k in class_count_params(pane.algorithm, pane.params)})
         self._constraints_changed()
         return data
 

@@ -115,7 +115,7 @@ class Lab(LabData, Timeline, LabViews):
                       if n in p.params]
             k = counts[0] if counts else None
         if k is not None:
-            for name in class_count_params(cls):
+            for name in class_count_params(cls, params):
                 params.setdefault(name, k)
         return params
 

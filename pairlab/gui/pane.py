@@ -16,11 +16,19 @@ __all__ = ["CLASS_COUNT_PARAMS", "DEFAULT_LIMIT", "Pane", "class_count_params", 
 DEFAULT_LIMIT = 100
 #: Parameters that name the number of clusters; they follow the data set's number of classes.
 CLASS_COUNT_PARAMS = ("n_components", "n_clusters", "k")
+#: A class-count parameter that is unused once another parameter is given (DP-means' k only
+#: derives lambda): it does not follow the data then, so a session does not store it.
+UNUSED_WHEN_GIVEN = {"k": "lambda_"}
 
 
-def class_count_params(cls: type[Algorithm]) -> list[str]:
-    """The algorithm's integer parameters that give its number of clusters."""
-    return [p.name for p in cls.params if p.name in CLASS_COUNT_PARAMS and p.type is int]
+def class_count_params(cls: type[Algorithm], params: Mapping[str, Any] | None = None) -> list[str]:
+    """The algorithm's integer parameters that give its number of clusters (with ``params``:
+    those that are not unused by another given parameter, :data:`UNUSED_WHEN_GIVEN`)."""
+    names = [p.name for p in cls.params if p.name in CLASS_COUNT_PARAMS and p.type is int]
+    if params is not None:
+        names = [n for n in names if n not in UNUSED_WHEN_GIVEN
+                 or params.get(UNUSED_WHEN_GIVEN[n]) is None]
+    return names
 
 
 class Pane:

@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..draw.geometry import data_bounds
 from ..draw.palette import Style
 from .controller import Controller, html_escape
+from .lab_objective import objective_in_words, objective_points
 from .model import SHOWN_METRICS, Pane
 from .widgets import PaneView
 
@@ -249,14 +250,19 @@ class Presentation(Controller):
                     index += 0.5  # between the iteration before and the one being made
                 view.objective.show_values(pane.run.objectives[:index + 1] if latest
                                            else pane.run.objectives, index, state.objective_name,
-                                           font_size=self.canvas_style.font_size - 1)
+                                           font_size=self.canvas_style.font_size - 1,
+                                           value=state.objective if index % 1 else None,
+                                           points=objective_points(pane.run,
+                                                                   index if latest else None))
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
             view.header.setText(self._header(pane))
             view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.distinct_params(pane),
                                                           pane.status(),
                                                           pane.ignored_note()) if x))
-            view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles))
+            words = objective_in_words(state)  # e.g. DP-means: distortion + λ × clusters
+            view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles)
+                                 + (f"<br>{html_escape(words)}" if words else ""))
 
     def _header(self, pane: Pane) -> str:
         size = self.canvas_style.title_size + 1

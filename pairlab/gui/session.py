@@ -34,6 +34,7 @@ from ..atomic import atomic_write_text
 from ..constraints import Constraints
 from ..errors import InvalidInputError
 from .model import Lab
+from .pane import UNUSED_WHEN_GIVEN
 
 __all__ = [
     "AUTOSAVE_ENV",
@@ -56,10 +57,13 @@ def session_dict(lab: Lab, *, view: Mapping[str, Any] | None = None) -> dict[str
     panes = []
     for pane in lab.panes:
         values = pane.run.params if pane.run is not None else _resolved(pane)
+        unused = {n for n, other in UNUSED_WHEN_GIVEN.items() if values.get(other) is not None
+                  and n not in pane.params}  # DP-means' k once lambda is given
         panes.append({
             "algorithm": pane.name,
             "params": {p.name: p.to_json(values.get(p.name, p.default)) for p in pane.algorithm.params
-                       if p.name != "means_init" or lab.init_means is None},
+                       if (p.name != "means_init" or lab.init_means is None)
+                       and p.name not in unused},
         })
     return {
         "format": FORMAT,

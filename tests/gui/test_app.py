@@ -398,3 +398,31 @@ def test_every_registered_algorithm_runs_in_a_pane(qtbot):
         assert pane.run is not None or pane.error, name  # ran, or says why not
         layers = window.presentation.pane_views[0].canvas.layers
         assert len(layers.scatter.data) == 40
+
+
+def test_objective_plot_has_a_point_per_half_step(qtbot, registry):
+    window = make_window(qtbot, registry, ("kmeans",), params={0: {"n_clusters": 3}})
+    for _ in range(4):  # two whole iterations, by halves
+        window.transport.half_step()
+        assert window.wait_idle(20)
+    window.refresh()
+    run = window.lab.panes[0].run
+    assert run.index == 2 and not run.on_half
+    x, y = window.presentation.pane_views[0].objective.curve.getData()
+    assert list(x) == [0.0, 0.5, 1.0, 1.5, 2.0]
+    expected = [run.history[0].objective, run.halves[0].objective, run.history[1].objective,
+                run.halves[1].objective, run.history[2].objective]
+    assert list(y) == pytest.approx(expected)
+    assert y[1] != y[0] and y[1] != y[2]  # the half-step's own change is drawn
+    window.transport.half_step()
+    assert window.wait_idle(20)
+    window.refresh()
+    x, _ = window.presentation.pane_views[0].objective.curve.getData()
+    assert x[-1] == 2.5  # the half-step on screen is on the curve
+    mx, my = window.presentation.pane_views[0].objective.marker.getData()
+    assert (mx[0], my[0]) == (2.5, pytest.approx(run.state.objective))
+    from pairlab.gui.explain_panel import objective_change
+
+    assert "over the half-step update centres" in objective_change(run)
+    for i in range(3):  # the centre step never raises the inertia (means minimise it)
+        assert run.halves[i].objective <= run.history[i].objective + 1e-9

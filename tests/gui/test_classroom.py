@@ -335,6 +335,41 @@ def test_lesson_6_sets_lambda_without_k_and_rdpmeans_differs_from_dpmeans(qtbot)
     assert len(np.unique(a)) != len(np.unique(b))  # a different number of clusters
 
 
+def test_lesson_6_stores_no_k_and_spells_out_its_objective(qtbot, tmp_path):
+    import json
+    import re
+
+    window = _open_lesson(qtbot, 6)
+    lab = window.lab
+    assert all("k" not in pane.params for pane in lab.panes)  # lambda is given: k is unused
+    lab.set_dataset(lab.dataset_name, {**lab.dataset_params, "n_centers": 4}, lab.dataset_seed)
+    assert lab.n_classes == 4
+    assert all("k" not in pane.params for pane in lab.panes)  # 4 classes do not pre-fill k
+    window = _open_lesson(qtbot, 6)
+    lab = window.lab
+    for _ in range(3):
+        window.transport.step_forward()
+        assert window.wait_idle(60)
+    window.refresh()
+    X = lab.dataset.X
+    for view, pane in zip(window.presentation.pane_views, lab.panes, strict=True):
+        state = pane.run.state
+        text = view.metrics.text()
+        match = re.search(r"distortion ([-\d.e+]+) \+ λ ([\d.]+) × (\d+) clusters"
+                          r"(?: - links ([\d.e+-]+))? = ([-\d.e+]+)", text)
+        assert match, text
+        dist, lam, k = float(match[1]), float(match[2]), int(match[3])
+        links, total = float(match[4] or 0.0), float(match[5])
+        centers = state.model["centers"]
+        own = float(np.sum((X - centers[state.labels]) ** 2))  # squared distances, computed here
+        assert dist == pytest.approx(own, rel=1e-5)
+        assert (lam, k) == (12.54, len(np.unique(state.labels)))
+        assert dist + lam * k - links == pytest.approx(total, rel=1e-5)  # the words add up
+    path = tmp_path / "lesson6.json"
+    window.files.save_session(path)
+    assert all("k" not in p["params"] for p in json.loads(path.read_text())["panes"])
+
+
 def test_lesson_5_scssap_and_ap_visibly_differ(qtbot):
     from pairlab.metrics import adjusted_rand
 

@@ -51,9 +51,12 @@ class KMeans(Algorithm):
     phases = ("update centres", "assign points")
 
     def half_step(self, state: State) -> State:
-        """Lloyd's update: every centre to the mean of its points; the labels not yet moved."""
+        """Lloyd's update: every centre to the mean of its points; the labels not yet moved.
+        Its objective is the inertia of the old labels about the new centres (never above the
+        state before: the mean minimises each cluster's sum of squares)."""
         centers = cluster_means(self.X, state.labels, state.model["centers"])
-        return State(state.iteration + 1, state.labels, objective=None, objective_name="inertia",
+        inertia = float(((self.X - centers[np.asarray(state.labels)]) ** 2).sum())
+        return State(state.iteration + 1, state.labels, objective=inertia, objective_name="inertia",
                      model={"centers": centers, "means": centers}, phase=self.phases[0])
 
     def finish_step(self, half: State) -> State:
