@@ -90,15 +90,20 @@ def test_each_step_is_a_literal_icm_pass_and_the_objective_never_increases(name,
         for prev, state in itertools.pairwise(run.history):
             mu, A = state.model["centers"], state.model.get("metrics")
             assert state.objective == pytest.approx(objective_bf(alg, state.labels, mu, A), rel=1e-9)
-            # literal ICM in data order: each point takes the cluster with the least J given the rest
-            labels = np.array(prev.labels)
-            for i in range(len(X)):
-                costs = []
-                for h in range(3):
-                    labels[i] = h
-                    costs.append(objective_bf(alg, labels, mu, A))
-                labels[i] = int(np.argmin(costs))
-            assert labels.tolist() == state.labels.tolist()
+            assert _icm_pass(alg, prev.labels, mu, A) == state.labels.tolist()
+
+
+def _icm_pass(alg, previous, mu, A, k=3):
+    """A literal ICM pass in data order: each point takes the cluster with the least J (by brute
+    force) given the others' current labels."""
+    labels = np.array(previous)
+    for i in range(labels.size):
+        costs = []
+        for h in range(k):
+            labels[i] = h
+            costs.append(objective_bf(alg, labels, mu, A))
+        labels[i] = int(np.argmin(costs))
+    return labels.tolist()
 
 
 @pytest.mark.parametrize("metric", ["diagonal", "full"])
@@ -113,14 +118,7 @@ def test_farthest_f_c_is_eq_5_and_each_pass_is_literal_icm(metric):
         for prev, state in itertools.pairwise(run.history):
             mu, A = state.model["centers"], state.model["metrics"]
             assert state.objective == pytest.approx(objective_bf(alg, state.labels, mu, A), rel=1e-9)
-            labels = np.array(prev.labels)
-            for i in range(len(X)):
-                costs = []
-                for h in range(3):
-                    labels[i] = h
-                    costs.append(objective_bf(alg, labels, mu, A))
-                labels[i] = int(np.argmin(costs))
-            assert labels.tolist() == state.labels.tolist()
+            assert _icm_pass(alg, prev.labels, mu, A) == state.labels.tolist()
 
 
 def test_farthest_pair_matches_brute_force():

@@ -78,7 +78,8 @@ class _Neighbourhoods(QueryStrategy):
     def _consolidate_point(self) -> tuple[int, list[int]]:
         raise NotImplementedError
 
-    def _next_point(self) -> None:
+    def _start(self) -> None:
+        """Refuse when every point is placed; the first neighbourhood is a random point."""
         if self.placed.all():
             raise InvalidInputError("every point is already in a neighbourhood: nothing to ask")
         if not self.hoods:
@@ -86,6 +87,9 @@ class _Neighbourhoods(QueryStrategy):
             self.hoods.append([first])
             self.placed[first] = True
             self._visit(first)
+
+    def _next_point(self) -> None:
+        self._start()
         if len(self.hoods) < self.n_clusters:
             i = self._farthest()
             self.pending, self.order = i, list(range(len(self.hoods)))
@@ -184,13 +188,7 @@ class NPU(_Neighbourhoods):
         return self._s2
 
     def _next_point(self) -> None:
-        if self.placed.all():
-            raise InvalidInputError("every point is already in a neighbourhood: nothing to ask")
-        if not self.hoods:
-            first = int(self.rng.integers(self.n))
-            self.hoods.append([first])
-            self.placed[first] = True
-            self._visit(first)
+        self._start()
         free = np.flatnonzero(~self.placed)
         p = self._probabilities(free)
         ent = -(p * np.log(p)).sum(axis=1)                             # H(N | x), eq. 4
