@@ -751,3 +751,21 @@ def test_all_writes_an_index_whose_links_and_images_resolve(tmp_path, capsys):
 def test_all_refuses_a_name_too(capsys):
     assert cli.main(["reproduce", "--all", "fig3"]) == 2
     assert "either a reproduction NAME or --all" in capsys.readouterr().err
+
+
+def test_active_iris_quick(tmp_path):
+    """Active selection recipe: every strategy starts from the same fit (no query, same seed),
+    each curve has a point per query, and the claims are extensions with the paired rule."""
+    recipe = get_registry().reproduction("active-iris")
+    doc = reproduce(recipe, tmp_path, trials=2, jobs=1, options=recipe.options({"quick": True}),
+                    progress=None, render=False)
+    sets = doc["data"]["sets"]
+    assert set(sets) == {"iris", "wine"} and doc["data"]["queries"] == list(range(21))
+    for entry in sets.values():
+        starts = {round(entry[s]["mean"][0], 12) for s in entry}
+        assert len(starts) == 1 and all(len(entry[s]["mean"]) == 21 for s in entry)
+        assert all(0 <= v <= 1 for s in entry for v in entry[s]["mean"])
+    claims = {c["name"]: c for c in doc["claims"]}
+    assert set(claims) == {"iris_ec_beats_random", "wine_ec_beats_random"}
+    assert all(c["extension"] and "two standard errors" in c["statement"] for c in claims.values())
+    assert claims["iris_ec_beats_random"]["measured"]["at"] == [10, 20]
