@@ -34,6 +34,9 @@ def _describe(kind: str, entry: Any) -> dict[str, Any]:
                "params": [p.describe() for p in obj.params], "requires": list(obj.requires)}
     elif kind == "reproductions":
         out = obj.describe()
+    elif kind == "query_strategies":
+        out = {"name": obj.name, "title": obj.title, "citation": obj.citation,
+               "params": [p.describe() for p in obj.params]}
     else:
         out = {"name": obj.name, "title": obj.title, "params": [],
                "needs_truth": obj.needs_truth, "needs_constraints": obj.needs_constraints}
@@ -64,7 +67,9 @@ def _describe_all(reg: Any, kind: str, broken: list[str]) -> list[dict[str, Any]
 
 def cmd_list(args: argparse.Namespace) -> int:
     reg = _registry()
-    kinds = ("algorithms", "datasets", "reproductions", "metrics")
+    from .registry import KINDS
+
+    kinds = KINDS
     broken: list[str] = []
     data = {k: _describe_all(reg, k, broken) for k in kinds}
     for msg in broken:

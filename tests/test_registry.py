@@ -76,8 +76,8 @@ def test_external_plugin_installed_through_entry_points(tmp_path):
     out = run_cli("list", "--json", extra_path=site, external=True)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert set(data) == {"algorithms", "datasets", "reproductions", "metrics", "failed_plugins",
-                         "clashes"}
+    assert set(data) == {"algorithms", "datasets", "reproductions", "metrics", "query_strategies",
+                         "failed_plugins", "clashes"}
     assert data["failed_plugins"] == [] and data["clashes"] == []
     algos = {a["name"]: a for a in data["algorithms"]}
     assert algos["one-cluster"]["plugin"] == "pairlab_one"
