@@ -187,12 +187,9 @@ class Registry:
 
     # -- loading ------------------------------------------------------------------------------
     def _load_entry_point(self, ep: metadata.EntryPoint) -> None:
-        dist = getattr(ep, "dist", None)
+        distribution, version = _dist_identity(ep)
         info = PluginInfo(
-            name=ep.name,
-            distribution=dist.name if dist is not None else "?",
-            version=dist.version if dist is not None else "?",
-            builtin=_is_builtin(ep),
+            name=ep.name, distribution=distribution, version=version, builtin=_is_builtin(ep),
         )
         self.plugins.append(info)
         try:
@@ -332,8 +329,25 @@ class Registry:
 
 
 def _is_builtin(ep: metadata.EntryPoint) -> bool:
+    return _dist_identity(ep)[0].lower() == "pairlab"
+
+
+#: (name, version) of each distribution seen, by its metadata folder: reading them parses the
+#: distribution's METADATA file every time, which made up most of a registry load (tests reload
+#: the registry for every test).
+_DIST_IDENTITY: dict[str, tuple[str, str]] = {}
+
+
+def _dist_identity(ep: metadata.EntryPoint) -> tuple[str, str]:
     dist = getattr(ep, "dist", None)
-    return dist is not None and dist.name.lower() == "pairlab"
+    if dist is None:
+        return "?", "?"
+    key = str(getattr(dist, "_path", ""))
+    if not key:  # a distribution without a folder (tests build some by hand): read it each time
+        return dist.name, dist.version
+    if key not in _DIST_IDENTITY:
+        _DIST_IDENTITY[key] = (dist.name, dist.version)
+    return _DIST_IDENTITY[key]
 
 
 _REGISTRY: Registry | None = None
