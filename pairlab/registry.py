@@ -177,6 +177,9 @@ class Registry:
         self.pm.add_hookspecs(hookspecs)
         self.plugins: list[PluginInfo] = []
         self.clashes: list[str] = []
+        #: True once a plugin was registered by hand after the installed ones were loaded.
+        self.edited = False
+        self._loading = True
         self._items: dict[str, dict[str, Entry]] = {k: {} for k in KINDS}
         self._aliases: dict[str, str] = {}
         eps = entry_points if entry_points is not None else metadata.entry_points(group=GROUP)
@@ -184,6 +187,7 @@ class Registry:
             if not self.external and not _is_builtin(ep):
                 continue
             self._load_entry_point(ep)
+        self._loading = False
 
     # -- loading ------------------------------------------------------------------------------
     def _load_entry_point(self, ep: metadata.EntryPoint) -> None:
@@ -206,6 +210,7 @@ class Registry:
                  ) -> PluginInfo:
         """Register a plugin object (a module or any object with hook functions) by hand."""
         name = name or getattr(plugin, "__name__", None) or repr(plugin)
+        self.edited = self.edited or not self._loading
         if info is None:
             info = PluginInfo(name=name, distribution="(registered by hand)", version="",
                               builtin=False)
