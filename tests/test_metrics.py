@@ -50,3 +50,17 @@ def test_accuracy_hungarian():
     y = np.array([0, 0, 1, 1, 2, 2])
     assert accuracy(y, np.array([2, 2, 0, 0, 1, 1])) == 1.0
     assert accuracy(y, np.array([0, 0, 0, 0, 0, 0])) == pytest.approx(1 / 3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(-3, 6), min_size=n, max_size=n),
+    st.lists(st.integers(-1, 10**6), min_size=n, max_size=n))), st.booleans())
+def test_contingency_equals_scikit_learn(data, as_float):
+    """The counting fast path (small integer ranges) and the sorting path (wide ranges, floats)."""
+    from pairlab.metrics import contingency
+
+    y, c = map(np.asarray, data)
+    if as_float:
+        y = y + 0.5
+    assert np.array_equal(contingency(y, c), skm.cluster.contingency_matrix(y, c))
