@@ -150,7 +150,7 @@ def test_table4_claims_compare_every_printed_cell():
     assert not any(c.held for c in claims if c.printed)
 
 
-def test_table4_quick_run_without_imagenet_skips_the_printed_cells():
+def test_table4_quick_run_without_imagenet_skips_the_printed_cells(tmp_path):
     recipe = RDPTable4()
     options = recipe.options({"quick": True})
     trials = [recipe.trial(i, 10 + i, options) for i in range(2)]
@@ -161,3 +161,5 @@ def test_table4_quick_run_without_imagenet_skips_the_printed_cells():
     assert claims and all(c.extension and not c.printed for c in claims)
     again = recipe.trial(0, 10, options)
     assert again == trials[0]  # same seed, same numbers
+    paths = recipe.render(result, tmp_path)
+    assert {p.suffix for p in paths} >= {".png", ".svg"} and all(p.stat().st_size > 1000 for p in paths)
