@@ -28,8 +28,9 @@ Choices made here (see docs/algorithms/rdpmeans.md):
 * Divergences: ``sqeuclidean`` (the Gaussian's Bregman divergence, the paper's model), ``euclidean``
   (what the authors' code used; the mean does not minimise it, so the objective may rise) and
   ``kl`` for count data (section 5.3): rows plus ``smoothing`` (Laplace, 0.3 in the paper) are
-  normalised to distributions p_i and D(p, mu) = sum_j p_j log(p_j / mu_j); centres are means of
-  the p_i.
+  normalised to distributions p_i and D(p, mu) = sum_j p_j log(p_j / mu_j), the multinomial's
+  Bregman divergence in the likelihood exp(-D(x, mu)) f(x) of eq. 14; centres are means of the
+  p_i (section 4.4), so eq. 20 with this D is the multinomial RDP-means of Table 4.
 * xi is capped at 1e150 so that a long run never overflows to inf (the cap is far beyond the point
   where links dominate every distance).
 
