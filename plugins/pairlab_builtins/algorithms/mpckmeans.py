@@ -105,6 +105,14 @@ def neighbourhood_centers(X: np.ndarray, chunklet_index: np.ndarray, cannot_link
     return np.array(centers[:k], dtype=float)
 
 
+def _assignment_param(default: str) -> Param:
+    return Param("assignment", str, default, "E-step: a pass from the previous labels (icm: the "
+                 "authors' WekaUT code; J never increases), a pass from no labels where a partner "
+                 "counts once placed (fresh: active-semi-supervised-clustering), or both passes "
+                 "keeping the one with the lower J (best; J never increases)",
+                 choices=("best", "icm", "fresh"))
+
+
 class PCKMeans(Algorithm):
     """PCK-means: k-means with soft must-link / cannot-link penalties (Bilenko et al. eq. 2).
 
@@ -130,6 +138,7 @@ class PCKMeans(Algorithm):
         Param("order", str, "random", "order of the assignment pass: random in every pass (the "
               "paper) or data order", choices=("random", "data")),
         MEANS_INIT,
+        _assignment_param("icm"),
     )
     objective_name = "PCK-means objective"
 
@@ -211,9 +220,18 @@ class PCKMeans(Algorithm):
                      phase=self.phases[0])
 
     def finish_step(self, half: State) -> State:
-        """The E-step: one assignment pass under the half-state's centres (and metrics)."""
-        return self._state(half.iteration, np.asarray(half.model["centers"]),
-                           half.model.get("metrics"), np.asarray(half.labels))
+        """The E-step under the half-state's centres (and metrics): an assignment pass from the
+        previous labels (``icm``), from no labels (``fresh``), or both, keeping the lower J (``best``)."""
+        centers, metrics = np.asarray(half.model["centers"]), half.model.get("metrics")
+        mode = self.params["assignment"]
+        none = np.full(self.dataset.n_samples, -1)
+        if mode == "fresh":
+            return self._state(half.iteration, centers, metrics, none)
+        icm = self._state(half.iteration, centers, metrics, np.asarray(half.labels))
+        if mode == "icm":
+            return icm
+        fresh = self._state(half.iteration, centers, metrics, none)
+        return fresh if fresh.objective < icm.objective else icm
 
     def explain(self, state: State, index: int) -> Explanation:
         """The point's cost of each cluster given every other point's label: what the assignment
@@ -264,7 +282,8 @@ class MPCKMeans(PCKMeans):
     title = "MPCK-means (metric pairwise constrained k-means)"
     citation = _CITATION
     params = (
-        *PCKMeans.params,
+        *(p for p in PCKMeans.params if p.name != "assignment"),
+        _assignment_param("best"),
         Param("metric", str, "diagonal", "per-cluster metric: diagonal or full matrix",
               choices=("diagonal", "full")),
         Param("eps", float, 1e-4, "ridge eps tr(A V) that keeps a singular cluster's metric finite",
