@@ -197,13 +197,17 @@ class PCKMeans(Algorithm):
         return model
 
     def _state(self, iteration: int, centers: np.ndarray, metrics: np.ndarray | None,
-               previous: np.ndarray) -> State:
-        base = self._base(centers, metrics)
-        labels = sweep(base, previous, self._order(), self._ml, self._cl, self._costs(metrics))
+               previous: np.ndarray, parts: tuple[np.ndarray, LinkCosts] | None = None) -> State:
+        base, costs = parts if parts is not None else self._parts(centers, metrics)
+        labels = sweep(base, previous, self._order(), self._ml, self._cl, costs)
         objective = float(base[np.arange(labels.size), labels].sum()) + \
             self._link_objective(labels, metrics)
         return State(iteration, labels, objective=objective, objective_name=self.objective_name,
                      model=self._model(centers, metrics))
+
+    def _parts(self, centers: np.ndarray, metrics: np.ndarray | None) -> tuple[np.ndarray, LinkCosts]:
+        """The pass's inputs under centres and metrics: own costs (n, k) and the link costs."""
+        return self._base(centers, metrics), self._costs(metrics)
 
     def initialize(self) -> State:
         return self._state(0, self._initial_centers(), self._initial_metrics(),
@@ -225,12 +229,13 @@ class PCKMeans(Algorithm):
         centers, metrics = np.asarray(half.model["centers"]), half.model.get("metrics")
         mode = self.params["assignment"]
         none = np.full(self.dataset.n_samples, -1)
+        parts = self._parts(centers, metrics)
         if mode == "fresh":
-            return self._state(half.iteration, centers, metrics, none)
-        icm = self._state(half.iteration, centers, metrics, np.asarray(half.labels))
+            return self._state(half.iteration, centers, metrics, none, parts)
+        icm = self._state(half.iteration, centers, metrics, np.asarray(half.labels), parts)
         if mode == "icm":
             return icm
-        fresh = self._state(half.iteration, centers, metrics, none)
+        fresh = self._state(half.iteration, centers, metrics, none, parts)
         return fresh if fresh.objective < icm.objective else icm
 
     def explain(self, state: State, index: int) -> Explanation:
