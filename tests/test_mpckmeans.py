@@ -82,7 +82,7 @@ def _run(name, X, links, params, seed=0):
 def test_each_step_is_a_literal_icm_pass_and_the_objective_never_increases(name, params):
     for seed in range(6):
         X, links = _problem(seed)
-        run = _run(name, X, links, params, seed=seed)
+        run = _run(name, X, links, {**params, "assignment": "icm"}, seed=seed)
         run.run()
         alg = run.algorithm
         objs = [s.objective for s in run.history]
@@ -106,13 +106,149 @@ def _icm_pass(alg, previous, mu, A, k=3):
     return labels.tolist()
 
 
+def _fresh_pass(alg, mu, A, k=3):
+    """A literal pass from no labels in data order: each point takes the cluster with the least
+    cost of its own terms of J, counting a link only once its partner has been placed."""
+    X, c, p = alg.X, alg.constraints, alg.params
+    labels = np.full(len(X), -1)
+    if A is not None:
+        V = np.diag(np.where(X.var(axis=0) > 0, X.var(axis=0), 1.0))
+        R = np.diag(np.ptp(X, axis=0) ** 2) * (1 if p["metric"] == "diagonal" else X.shape[1])
+    for i in range(len(X)):
+        costs = []
+        for h in range(k):
+            if A is None:
+                cost = 0.5 * ((X[i] - mu[h]) ** 2).sum()
+            else:
+                v = X[i] - mu[h]
+                cost = v @ A[h] @ v + p["eps"] * np.trace(A[h] @ V) - np.linalg.slogdet(A[h])[1]
+            for (a, b), q in zip(c.must_link, c.ml_confidence, strict=True):
+                j = b if a == i else a if b == i else None
+                if j is not None and labels[j] >= 0 and labels[j] != h:
+                    d = X[a] - X[b]
+                    f = 1.0 if A is None else 0.5 * (d @ A[h] @ d + d @ A[labels[j]] @ d)
+                    cost += p["must_link_weight"] * q * f
+            for (a, b), q in zip(c.cannot_link, c.cl_confidence, strict=True):
+                j = b if a == i else a if b == i else None
+                if j is not None and labels[j] == h:
+                    d = X[a] - X[b]
+                    f = 1.0 if A is None else np.trace(A[h] @ R) - d @ A[h] @ d
+                    cost += p["cannot_link_weight"] * q * f
+            costs.append(cost)
+        labels[i] = int(np.argmin(costs))
+    return labels.tolist()
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_fresh_steps_are_literal_passes_from_no_labels(name, params):
+    """assignment="fresh" (active-semi-supervised-clustering's E-step): every pass starts from no
+    labels; J is still eq. 2/3 of the labels it returns."""
+    for seed in range(3):
+        X, links = _problem(seed)
+        run = _run(name, X, links, {**params, "assignment": "fresh"}, seed=seed)
+        run.run()
+        alg = run.algorithm
+        for state in run.history[1:]:
+            mu, A = state.model["centers"], state.model.get("metrics")
+            assert _fresh_pass(alg, mu, A) == state.labels.tolist()
+            assert state.objective == pytest.approx(objective_bf(alg, state.labels, mu, A), rel=1e-9)
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_best_steps_keep_the_cheaper_pass_and_never_increase_the_objective(name, params):
+    """assignment="best" (MPCK-means' default): both passes under the step's centres and metrics,
+    the one with the lower J kept (ties: the ICM pass), so J never increases."""
+    chose_fresh = 0
+    for seed in range(8):
+        X, links = _problem(seed)
+        run = _run(name, X, links, {**params, "assignment": "best"}, seed=seed)
+        run.run()
+        alg = run.algorithm
+        objs = [s.objective for s in run.history]
+        assert all(b <= a + 1e-9 * abs(a) for a, b in itertools.pairwise(objs)), objs
+        for prev, state in itertools.pairwise(run.history):
+            mu, A = state.model["centers"], state.model.get("metrics")
+            icm, fresh = _icm_pass(alg, prev.labels, mu, A), _fresh_pass(alg, mu, A)
+            j_icm, j_fresh = objective_bf(alg, icm, mu, A), objective_bf(alg, fresh, mu, A)
+            want = fresh if j_fresh < j_icm - 1e-9 * abs(j_icm) else icm
+            assert want == state.labels.tolist()
+            chose_fresh += want != icm
+    if params.get("metric_scope") == "shared":  # there the fresh pass wins on some of these steps
+        assert chose_fresh > 0
+
+
+def test_log_det_base_does_not_change_the_shared_metric_run(monkeypatch):
+    """The peer's E-step takes log det in base 2: with one shared metric the term is the same for
+    every cluster, so the labels cannot change (only J's value)."""
+    from pairlab_builtins.algorithms import mpckmeans as mod
+
+    X, links = _problem(5, n=30, n_links=20)
+    params = {"metric": "diagonal", "metric_scope": "shared"}
+    plain = _run("mpck-means", X, links, params, seed=1)
+    plain.run()
+    orig = mod.MPCKMeans._constants
+    monkeypatch.setattr(mod.MPCKMeans, "_constants",
+                        lambda self, A: orig(self, A) + (1 / np.log(2) - 1) * -np.linalg.slogdet(A)[1])
+    base2 = _run("mpck-means", X, links, params, seed=1)
+    base2.run()
+    assert [s.labels.tolist() for s in plain.history] == [s.labels.tolist() for s in base2.history]
+    assert plain.state.objective != pytest.approx(base2.state.objective)
+
+
+@pytest.mark.parametrize("metric", ["diagonal", "full"])
+def test_shared_metric_without_links_is_metric_learning_kmeans(metric):
+    """No links: MPCK-means-S is k-means under one learned metric (the paper's unconstrained limit):
+    labels = argmin_h ||x - mu_h||^2_A (log det equal for all h), mu_h the means, and
+    A = N (sum_i (x_i - mu_{l_i})(x_i - mu_{l_i})^T + eps N V)^{-1} (its diagonal for diagonal)."""
+    data = make_check_dataset(60, seed=7)
+    X = data.X * np.array([1.0, 3.0])  # anisotropic, so the metric matters
+    start = X[[0, 20, 40]].copy()
+    params = {"n_clusters": 3, "means_init": start, "metric": metric, "metric_scope": "shared"}
+    run = Run("mpck-means", Dataset(X), None, params, seed=0, registry=REG)
+    run.run()
+    eps, N = run.algorithm.params["eps"], len(X)
+    V = np.diag(X.var(axis=0))
+    mu, A = start, np.eye(2)
+    labels = None
+    for state in run.history:
+        if labels is not None:
+            mu = np.array([X[labels == h].mean(axis=0) if np.any(labels == h) else mu[h] for h in range(3)])
+            r = X - mu[labels]
+            S = r.T @ r + eps * N * V
+            A = N * np.linalg.inv(S) if metric == "full" else np.diag(N / np.diag(S))
+        d = np.array([[(x - m) @ A @ (x - m) for m in mu] for x in X])
+        labels = d.argmin(axis=1)
+        assert np.array_equal(state.labels, labels)
+        np.testing.assert_allclose(state.model["metrics"][0], A, rtol=1e-9, atol=1e-12)
+    assert run.n_iter >= 2
+
+
+def test_shared_metric_held_at_the_identity_is_kmeans(monkeypatch):
+    """No links and the metric held at the identity: the run is the kmeans plugin's, step for step."""
+    from pairlab_builtins.algorithms import mpckmeans as mod
+
+    monkeypatch.setattr(mod.MPCKMeans, "_update_metrics", lambda self, labels, c, prev: prev)
+    data = make_check_dataset(60, seed=5)
+    start = data.X[[0, 30, 59]].copy()
+    ours = Run("mpck-means", data, None, {"n_clusters": 3, "means_init": start,
+                                          "metric_scope": "shared"}, registry=REG)
+    ours.run()
+    plain = Run("kmeans", data, None, {"n_clusters": 3, "means_init": start}, registry=REG)
+    plain.run()
+    assert ours.n_iter == plain.n_iter
+    for a, b in zip(ours.history, plain.history, strict=True):
+        assert np.array_equal(a.labels, b.labels)
+        np.testing.assert_array_equal(a.model["centers"], b.model["centers"])
+
+
 @pytest.mark.parametrize("metric", ["diagonal", "full"])
 def test_farthest_f_c_is_eq_5_and_each_pass_is_literal_icm(metric):
     """The paper's f_C: J is eq. 3 with eq. 5 and each E-step a literal ICM pass; J may rise after
     an M-step (eq. 6 ignores f_C's dependence on A), so monotonicity is not asserted here."""
     for seed in range(3):
         X, links = _problem(seed)
-        run = _run("mpck-means", X, links, {"metric": metric, "cannot_link_penalty": "farthest"}, seed=seed)
+        run = _run("mpck-means", X, links, {"metric": metric, "cannot_link_penalty": "farthest",
+                                            "assignment": "icm"}, seed=seed)
         run.run()
         alg = run.algorithm
         for prev, state in itertools.pairwise(run.history):

@@ -27,15 +27,17 @@ def _measure():
     return mod
 
 
-def test_shared_full_mpck_means_is_close_to_the_peer_on_iris():
+def test_shared_mpck_means_at_least_matches_the_peer_on_iris():
     mod = _measure()
     peer = mod.load_peer()
     if peer is None:
         pytest.skip("active-semi-supervised-clustering is not installed (optional test-only peer)")
     X, y = mod.task()
     seeds = range(5)
-    ours, _, broken = mod.pairlab_row(X, y, {"metric_scope": "shared", "metric": "full"}, seeds)
     theirs, _, _, _ = mod.peer_row(X, y, peer, seeds)
-    # measured gap on 20 seeds: 0.817 vs 0.866 (docs/baselines.md); this guards against regressions
-    assert np.mean(ours) >= np.mean(theirs) - 0.1, (ours, theirs)
-    assert broken[1] == 0.0
+    # measured on 20 seeds (docs/baselines.md): peer 0.866; shared diagonal 0.888, shared full 0.942
+    # with the default E-step (assignment="best"); 0.801 / 0.815 with the ICM E-step alone
+    for metric in ("diagonal", "full"):
+        ours, _, broken = mod.pairlab_row(X, y, {"metric_scope": "shared", "metric": metric}, seeds)
+        assert np.mean(ours) >= np.mean(theirs), (metric, ours, theirs)
+        assert broken[1] == 0.0

@@ -105,6 +105,14 @@ def neighbourhood_centers(X: np.ndarray, chunklet_index: np.ndarray, cannot_link
     return np.array(centers[:k], dtype=float)
 
 
+def _assignment_param(default: str) -> Param:
+    return Param("assignment", str, default, "E-step: a pass from the previous labels (icm: the "
+                 "authors' WekaUT code; J never increases), a pass from no labels where a partner "
+                 "counts once placed (fresh: active-semi-supervised-clustering), or both passes "
+                 "keeping the one with the lower J (best; J never increases)",
+                 choices=("best", "icm", "fresh"))
+
+
 class PCKMeans(Algorithm):
     """PCK-means: k-means with soft must-link / cannot-link penalties (Bilenko et al. eq. 2).
 
@@ -130,6 +138,7 @@ class PCKMeans(Algorithm):
         Param("order", str, "random", "order of the assignment pass: random in every pass (the "
               "paper) or data order", choices=("random", "data")),
         MEANS_INIT,
+        _assignment_param("icm"),
     )
     objective_name = "PCK-means objective"
 
@@ -188,13 +197,17 @@ class PCKMeans(Algorithm):
         return model
 
     def _state(self, iteration: int, centers: np.ndarray, metrics: np.ndarray | None,
-               previous: np.ndarray) -> State:
-        base = self._base(centers, metrics)
-        labels = sweep(base, previous, self._order(), self._ml, self._cl, self._costs(metrics))
+               previous: np.ndarray, parts: tuple[np.ndarray, LinkCosts] | None = None) -> State:
+        base, costs = parts if parts is not None else self._parts(centers, metrics)
+        labels = sweep(base, previous, self._order(), self._ml, self._cl, costs)
         objective = float(base[np.arange(labels.size), labels].sum()) + \
             self._link_objective(labels, metrics)
         return State(iteration, labels, objective=objective, objective_name=self.objective_name,
                      model=self._model(centers, metrics))
+
+    def _parts(self, centers: np.ndarray, metrics: np.ndarray | None) -> tuple[np.ndarray, LinkCosts]:
+        """The pass's inputs under centres and metrics: own costs (n, k) and the link costs."""
+        return self._base(centers, metrics), self._costs(metrics)
 
     def initialize(self) -> State:
         return self._state(0, self._initial_centers(), self._initial_metrics(),
@@ -211,9 +224,19 @@ class PCKMeans(Algorithm):
                      phase=self.phases[0])
 
     def finish_step(self, half: State) -> State:
-        """The E-step: one assignment pass under the half-state's centres (and metrics)."""
-        return self._state(half.iteration, np.asarray(half.model["centers"]),
-                           half.model.get("metrics"), np.asarray(half.labels))
+        """The E-step under the half-state's centres (and metrics): an assignment pass from the
+        previous labels (``icm``), from no labels (``fresh``), or both, keeping the lower J (``best``)."""
+        centers, metrics = np.asarray(half.model["centers"]), half.model.get("metrics")
+        mode = self.params["assignment"]
+        none = np.full(self.dataset.n_samples, -1)
+        parts = self._parts(centers, metrics)
+        if mode == "fresh":
+            return self._state(half.iteration, centers, metrics, none, parts)
+        icm = self._state(half.iteration, centers, metrics, np.asarray(half.labels), parts)
+        if mode == "icm":
+            return icm
+        fresh = self._state(half.iteration, centers, metrics, none, parts)
+        return fresh if fresh.objective < icm.objective else icm
 
     def explain(self, state: State, index: int) -> Explanation:
         """The point's cost of each cluster given every other point's label: what the assignment
@@ -264,7 +287,8 @@ class MPCKMeans(PCKMeans):
     title = "MPCK-means (metric pairwise constrained k-means)"
     citation = _CITATION
     params = (
-        *PCKMeans.params,
+        *(p for p in PCKMeans.params if p.name != "assignment"),
+        _assignment_param("best"),
         Param("metric", str, "diagonal", "per-cluster metric: diagonal or full matrix",
               choices=("diagonal", "full")),
         Param("eps", float, 1e-4, "ridge eps tr(A V) that keeps a singular cluster's metric finite",
