@@ -257,7 +257,7 @@ class Presentation(Controller):
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
             view.header.setText(self._header(pane))
-            view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.distinct_params(pane),
+            view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.chosen_params(pane),
                                                           pane.status(),
                                                           pane.ignored_note()) if x))
             words = objective_in_words(state)  # e.g. DP-means: distortion + λ × clusters
@@ -266,7 +266,7 @@ class Presentation(Controller):
 
     def _header(self, pane: Pane) -> str:
         size = self.canvas_style.title_size + 1
-        chosen = self.lab.distinct_params(pane)
+        chosen = self.lab.chosen_params(pane)
         title = pane.title + (f" ({chosen})" if chosen else "")
         status = pane.status()
         colour = "#b00020" if pane.error else ("#0a7d32" if "converged" in status else "#555")
