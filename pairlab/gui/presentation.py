@@ -12,6 +12,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..draw.geometry import data_bounds
 from ..draw.palette import Style
+from ..draw.trails import mean_trails
 from .controller import Controller, html_escape
 from .lab_objective import objective_in_words, objective_points
 from .model import SHOWN_METRICS, Pane
@@ -61,6 +62,7 @@ class Presentation(Controller):
         self.show_links = True
         self.show_changes = True
         self.show_errors = False
+        self.show_trails = False
         self.pane_views: list[PaneView] = []
         self.ncols = 0
         A = self.action
@@ -97,6 +99,8 @@ class Presentation(Controller):
                                 checkable=True, tip="Fit the objective plot to iterations 1 on "
                                 "(iteration 0 flattens the curve)")
         self.act_skip_first.setChecked(True)
+        self.act_trails = A("Trails of the means", self.toggle_view, "Shift+M", checkable=True,
+                            tip="Draw how each cluster's mean moved over the iterations so far")
         self.act_fit = A("Show all data", self.fit_views, "0")
         self._region_timer = QtCore.QTimer(self)
         self._region_timer.setSingleShot(True)
@@ -115,7 +119,7 @@ class Presentation(Controller):
 
     def menu_actions(self) -> list[Any]:
         return [self.act_regions, self.act_ellipses, self.act_exemplars, self.act_links,
-                self.act_legend, self.act_skip_first, None, self.act_match, self.act_changes,
+                self.act_legend, self.act_trails, self.act_skip_first, None, self.act_match, self.act_changes,
                 self.act_errors, None, self.act_fit, None, self.act_controls, self.act_present]
 
     def export_actions(self) -> list[Any]:
@@ -256,6 +260,7 @@ class Presentation(Controller):
                                                                    index if latest else None))
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
+            self._show_trails(view, pane, latest)
             view.header.setText(self._header(pane))
             view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.chosen_params(pane),
                                                           pane.status(),
@@ -263,6 +268,20 @@ class Presentation(Controller):
             words = objective_in_words(state)  # e.g. DP-means: distortion + λ × clusters
             view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles)
                                  + (f"<br>{html_escape(words)}" if words else ""))
+
+    def _show_trails(self, view: PaneView, pane: Pane, latest: bool) -> None:
+        """The means' trails up to the state shown (Trails of the means, Shift+M)."""
+        run, frame = pane.run, view.frame
+        if not self.show_trails or run is None or frame is None or self.lab.view_map is None:
+            view.trails.show(None, None)
+            return
+        end = len(run.history) - 1 if latest else run.index
+        states = list(run.history[:end + 1])
+        if not latest and run.on_half and end in run.halves:
+            states.append(run.halves[end])
+        colours = frame.mean_colour if frame.means is not None else frame.center_colour
+        view.trails.show(mean_trails(states, self.lab.view_map, self.lab.dataset.n_features),
+                         colours)
 
     def _header(self, pane: Pane) -> str:
         size = self.canvas_style.title_size + 1
@@ -298,6 +317,7 @@ class Presentation(Controller):
         self.show_links = self.act_links.isChecked()
         self.show_changes = self.act_changes.isChecked()
         self.show_errors = self.act_errors.isChecked()
+        self.show_trails = self.act_trails.isChecked()
         self.lab.match_colours = self.act_match.isChecked()
         for view in self.pane_views:
             view.objective.set_skip_first(self.act_skip_first.isChecked())
@@ -325,6 +345,7 @@ class Presentation(Controller):
                 "links": self.show_links, "changes": self.show_changes,
                 "errors": self.show_errors, "match_colours": self.lab.match_colours,
                 "objective_from_1": self.act_skip_first.isChecked(),
+                "trails": self.show_trails,
                 "speed": self.window.transport.speed.value()}
 
     def _view_actions(self) -> tuple[tuple[str, Any], ...]:
@@ -332,7 +353,7 @@ class Presentation(Controller):
                 ("exemplars", self.act_exemplars), ("legend", self.act_legend),
                 ("links", self.act_links), ("changes", self.act_changes),
                 ("errors", self.act_errors), ("match_colours", self.act_match),
-                ("objective_from_1", self.act_skip_first))
+                ("objective_from_1", self.act_skip_first), ("trails", self.act_trails))
 
     def set_view_options(self, options: dict[str, Any]) -> None:
         for key, action in self._view_actions():

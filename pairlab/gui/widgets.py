@@ -16,6 +16,7 @@ from ..draw.palette import Style
 from ..errors import PairlabError
 from ..params import Param
 from .canvas import CanvasWidget, ObjectivePlot
+from .trails_item import TrailsLayer
 
 __all__ = ["Banner", "PaneConfig", "PaneView", "ParamForm", "plugins_report"]
 
@@ -258,6 +259,7 @@ class PaneView(QtWidgets.QFrame):
         layout.addWidget(self.header)
         self.canvas = CanvasWidget(style=style)
         layout.addWidget(self.canvas, 3)
+        self.trails = TrailsLayer(self.canvas.layers.vb, style.line_width * 1.3)
         self.objective = ObjectivePlot()
         self.objective.setMinimumHeight(70)
         self.objective.setMaximumHeight(150)
@@ -282,6 +284,7 @@ class PaneView(QtWidgets.QFrame):
     def set_style(self, style: Style) -> None:
         self._fit_header(style)
         self.canvas.layers.set_style(style)
+        self.trails.set_width(style.line_width * 1.3)
         big = style.font_size > 12
         self.objective.setMaximumHeight(220 if big else 150)
         self.objective.setMinimumHeight(120 if big else 70)

@@ -1,9 +1,11 @@
 """What an instructor asks of the app beyond the run itself: parameters in the titles, trails of
 the means, the metric against iteration, drawing points, and the "predict the next label" game."""
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pytestqt")
+from PySide6 import QtCore
 
 from .support import make_window
 
@@ -23,3 +25,27 @@ def test_pane_titles_show_the_chosen_parameters(qtbot, registry):
     assert window.wait_idle(20)
     window.refresh()
     assert "(k=3, max iter=7)" in window.presentation.pane_views[0].header.text()
+
+
+def test_trails_follow_the_means_up_to_the_cursor(qtbot, registry):
+    from pairlab.draw.trails import mean_trails
+
+    window = make_window(qtbot, registry, ("kmeans",))
+    view, pane = window.presentation.pane_views[0], window.lab.panes[0]
+    for _ in range(3):
+        window.step_forward()
+    assert window.wait_idle(20)
+    assert view.trails.shown == 0  # off by default
+    qtbot.keyClick(window, "M", QtCore.Qt.KeyboardModifier.ShiftModifier)
+    assert window.presentation.show_trails and window.presentation.view_options()["trails"]
+    expected = mean_trails(pane.run.history[:pane.run.index + 1], window.lab.view_map, 2)
+    assert view.trails.shown == len(expected) > 0
+    drawn = [item for item in view.trails.items.values() if item.isVisible()]
+    xs = np.concatenate([item.getData()[0] for item in drawn])
+    np.testing.assert_allclose(np.sort(xs), np.sort(expected.segments[..., 0].ravel()))
+    window.step_back()
+    window.step_back()
+    shorter = mean_trails(pane.run.history[:pane.run.index + 1], window.lab.view_map, 2)
+    assert view.trails.shown == len(shorter) < len(expected)  # only the iterations so far
+    qtbot.keyClick(window, "M", QtCore.Qt.KeyboardModifier.ShiftModifier)
+    assert view.trails.shown == 0 and not any(i.isVisible() for i in view.trails.items.values())
