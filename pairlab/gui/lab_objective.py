@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..run import Run
 from ..state import State
+from .pane import Pane
 
-__all__ = ["objective_in_words", "objective_points"]
+__all__ = ["metric_curve", "objective_in_words", "objective_points"]
 
 
 def objective_in_words(state: State | None) -> str:
@@ -45,4 +47,21 @@ def objective_points(run: Run, last: int | None = None) -> tuple[np.ndarray, np.
                                                               or run.on_half):
                 xs.append(x)
                 ys.append(float(value))
+    return np.asarray(xs), np.asarray(ys)
+
+
+def metric_curve(lab: Any, pane: Pane, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Metric ``name`` (e.g. "ari") of every stored iteration of ``pane``'s run, as (iterations,
+    values); empty when the metric does not apply (no ground truth, no links) or there is no
+    run. ``lab`` is the :class:`~pairlab.gui.model.Lab` (its metrics are cached per state)."""
+    run = pane.run
+    if run is None:
+        return np.empty(0), np.empty(0)
+    xs, ys = [], []
+    for t in range(len(run.history)):
+        value = lab.metrics(pane, t, names=(name,)).get(name)
+        if value is None:
+            return np.empty(0), np.empty(0)
+        xs.append(float(t))
+        ys.append(float(value))
     return np.asarray(xs), np.asarray(ys)

@@ -14,7 +14,7 @@ from ..draw.geometry import data_bounds
 from ..draw.palette import Style
 from ..draw.trails import mean_trails
 from .controller import Controller, html_escape
-from .lab_objective import objective_in_words, objective_points
+from .lab_objective import metric_curve, objective_in_words, objective_points
 from .model import SHOWN_METRICS, Pane
 from .widgets import PaneView
 
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 __all__ = ["Presentation"]
 
 
+#: Metrics the objective plot can draw against iteration, with their axis labels.
+CURVE_METRICS = {"ari": "ARI", "nmi": "NMI", "purity": "purity",
+                 "constraints-satisfied": "links satisfied"}
 #: Pixels the axes of a data canvas take (tick labels), along each direction.
 AXIS_PX = 40.0
 
@@ -102,6 +105,18 @@ class Presentation(Controller):
         self.act_trails = A("Trails of the means", self.toggle_view, "Shift+M", checkable=True,
                             tip="Draw how each cluster's mean moved over the iterations so far")
         self.act_fit = A("Show all data", self.fit_views, "0")
+        self.act_reset_objective = A("Reset objective zoom", self.reset_objective_zoom, "A",
+                                     tip="Show the whole objective curve again (or double-click "
+                                     "the plot)")
+        self.curve_metric = "ari"
+        self.metric_actions: dict[str, QtGui.QAction] = {}
+        group = QtGui.QActionGroup(self)
+        for name, text in (*CURVE_METRICS.items(), ("", "none")):
+            act = A(f"Metric against iteration: {text}", partial(self.set_curve_metric, name),
+                    checkable=True)
+            act.setChecked(name == self.curve_metric)
+            group.addAction(act)
+            self.metric_actions[name] = act
         self._region_timer = QtCore.QTimer(self)
         self._region_timer.setSingleShot(True)
         self._region_timer.setInterval(150)
@@ -119,7 +134,8 @@ class Presentation(Controller):
 
     def menu_actions(self) -> list[Any]:
         return [self.act_regions, self.act_ellipses, self.act_exemplars, self.act_links,
-                self.act_legend, self.act_trails, self.act_skip_first, None, self.act_match, self.act_changes,
+                self.act_legend, self.act_trails, self.act_skip_first, self.act_reset_objective,
+                None, *self.metric_actions.values(), None, self.act_match, self.act_changes,
                 self.act_errors, None, self.act_fit, None, self.act_controls, self.act_present]
 
     def export_actions(self) -> list[Any]:
@@ -258,8 +274,10 @@ class Presentation(Controller):
                                            value=state.objective if index % 1 else None,
                                            points=objective_points(pane.run,
                                                                    index if latest else None))
+                view.objective.show_metric(*self._metric_curve(pane), index)
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
+                view.objective.show_metric(np.empty(0), np.empty(0), "", 0)
             self._show_trails(view, pane, latest)
             view.header.setText(self._header(pane))
             view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.chosen_params(pane),
@@ -268,6 +286,29 @@ class Presentation(Controller):
             words = objective_in_words(state)  # e.g. DP-means: distortion + λ × clusters
             view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles)
                                  + (f"<br>{html_escape(words)}" if words else ""))
+
+    def _metric_curve(self, pane: Pane) -> tuple[np.ndarray, np.ndarray, str]:
+        """The chosen metric at every stored iteration, else links satisfied (data without
+        classes), else nothing."""
+        for name in dict.fromkeys((self.curve_metric, "constraints-satisfied")):
+            if not name:
+                break
+            xs, ys = metric_curve(self.lab, pane, name)
+            if xs.size:
+                return xs, ys, CURVE_METRICS.get(name, name)
+        return np.empty(0), np.empty(0), ""
+
+    def set_curve_metric(self, name: str, *args: Any) -> None:
+        """The metric drawn against iteration in the objective plots ("" for none)."""
+        if name and name not in CURVE_METRICS:
+            raise ValueError(f"metric must be one of {sorted(CURVE_METRICS)} or '', got {name!r}")
+        self.curve_metric = name
+        self.metric_actions[name].setChecked(True)
+        self.window.refresh()
+
+    def reset_objective_zoom(self) -> None:
+        for view in self.pane_views:
+            view.objective.reset_zoom()
 
     def _show_trails(self, view: PaneView, pane: Pane, latest: bool) -> None:
         """The means' trails up to the state shown (Trails of the means, Shift+M)."""
@@ -345,7 +386,7 @@ class Presentation(Controller):
                 "links": self.show_links, "changes": self.show_changes,
                 "errors": self.show_errors, "match_colours": self.lab.match_colours,
                 "objective_from_1": self.act_skip_first.isChecked(),
-                "trails": self.show_trails,
+                "trails": self.show_trails, "metric_curve": self.curve_metric,
                 "speed": self.window.transport.speed.value()}
 
     def _view_actions(self) -> tuple[tuple[str, Any], ...]:
@@ -359,6 +400,9 @@ class Presentation(Controller):
         for key, action in self._view_actions():
             if key in options:
                 action.setChecked(bool(options[key]))
+        if options.get("metric_curve") in self.metric_actions:
+            self.curve_metric = options["metric_curve"]
+            self.metric_actions[self.curve_metric].setChecked(True)
         if "speed" in options:
             self.window.transport.speed.setValue(int(options["speed"]))
         self.toggle_view()

@@ -15,7 +15,8 @@ from ..draw.frames import Frame
 from ..draw.palette import Style
 from ..errors import PairlabError
 from ..params import Param
-from .canvas import CanvasWidget, ObjectivePlot
+from .canvas import CanvasWidget
+from .objective_plot import TeachingObjectivePlot
 from .trails_item import TrailsLayer
 
 __all__ = ["Banner", "PaneConfig", "PaneView", "ParamForm", "plugins_report"]
@@ -260,7 +261,7 @@ class PaneView(QtWidgets.QFrame):
         self.canvas = CanvasWidget(style=style)
         layout.addWidget(self.canvas, 3)
         self.trails = TrailsLayer(self.canvas.layers.vb, style.line_width * 1.3)
-        self.objective = ObjectivePlot()
+        self.objective = TeachingObjectivePlot()
         self.objective.setMinimumHeight(70)
         self.objective.setMaximumHeight(150)
         layout.addWidget(self.objective, 1)

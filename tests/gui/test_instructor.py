@@ -49,3 +49,35 @@ def test_trails_follow_the_means_up_to_the_cursor(qtbot, registry):
     assert view.trails.shown == len(shorter) < len(expected)  # only the iterations so far
     qtbot.keyClick(window, "M", QtCore.Qt.KeyboardModifier.ShiftModifier)
     assert view.trails.shown == 0 and not any(i.isVisible() for i in view.trails.items.values())
+
+
+def test_metric_against_iteration_and_objective_zoom(qtbot, registry):
+    from sklearn.metrics import adjusted_rand_score
+
+    window = make_window(qtbot, registry, ("kmeans",), n=80)
+    lab, pane = window.lab, window.lab.panes[0]
+    plot = window.presentation.pane_views[0].objective
+    window.run_to_end()
+    assert window.wait_idle(30)
+    window.seek(1)
+    window.refresh()
+    xs, ys = plot.metric_curve.getData()
+    truth = [adjusted_rand_score(lab.dataset.y, s.labels) for s in pane.run.history]
+    np.testing.assert_allclose(xs, np.arange(len(truth)))
+    np.testing.assert_allclose(ys, truth, atol=1e-12)
+    assert plot.metric_name == "ARI" and plot.metric_at_cursor() == pytest.approx(truth[1])
+    window.presentation.metric_actions["nmi"].trigger()
+    assert plot.metric_name == "NMI"
+    # mouse zoom: the wheel zooms the objective plot; the range stays while the cursor moves
+    full = plot.getPlotItem().getViewBox().viewRange()
+    qtbot.wait(50)
+    plot.getPlotItem().getViewBox().scaleBy((0.5, 0.5))
+    plot.getPlotItem().getViewBox().sigRangeChangedManually.emit([True, True])
+    zoomed = plot.getPlotItem().getViewBox().viewRange()
+    assert plot.zoomed and zoomed[0][1] - zoomed[0][0] < full[0][1] - full[0][0]
+    window.seek(2)
+    window.refresh()
+    assert plot.getPlotItem().getViewBox().viewRange() == zoomed
+    qtbot.keyClick(window, "A")
+    assert not plot.zoomed
+    np.testing.assert_allclose(plot.getPlotItem().getViewBox().viewRange(), full, rtol=1e-6)
