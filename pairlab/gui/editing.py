@@ -250,7 +250,7 @@ class Editing(Controller):
     def canvas_clicked(self, x: float, y: float, px: float, py: float, modifiers: Any) -> None:
         lab = self.lab
         status = self.window.status
-        if lab.dataset is None:
+        if lab.dataset is None or self.window.predict.active:  # the game takes the clicks
             return
         if self.tool in ("must", "cannot"):
             i = lab.point_at(x, y, px, py, HIT_RADIUS)

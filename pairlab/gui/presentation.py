@@ -156,6 +156,7 @@ class Presentation(Controller):
             view.set_style(self.canvas_style)  # a pane added in presentation mode is big too
             editing = self.window.editing
             view.canvas.clicked.connect(editing.canvas_clicked)
+            view.canvas.clicked.connect(partial(self.window.predict.canvas_clicked, view))
             view.canvas.grab = partial(editing.grab, view)
             view.canvas.dragged.connect(partial(editing.drag_to, view))
             view.canvas.dropped.connect(partial(editing.drop, view))

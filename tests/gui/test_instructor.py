@@ -81,3 +81,36 @@ def test_metric_against_iteration_and_objective_zoom(qtbot, registry):
     qtbot.keyClick(window, "A")
     assert not plot.zoomed
     np.testing.assert_allclose(plot.getPlotItem().getViewBox().viewRange(), full, rtol=1e-6)
+
+
+def test_predict_the_next_label_judges_guesses_and_keeps_score(qtbot, registry):
+    from .support import click_point
+
+    window = make_window(qtbot, registry, ("kmeans",), n=80)
+    lab, pane, game = window.lab, window.lab.panes[0], window.predict
+    window.step_forward()
+    window.step_forward()
+    assert window.wait_idle(20)
+    after = np.asarray(pane.run.history[2].labels)
+    window.step_back()
+    now = np.asarray(pane.run.state.labels)
+    links_before = lab.constraints.n_must_link + lab.constraints.n_cannot_link
+    qtbot.keyClick(window, "P", QtCore.Qt.KeyboardModifier.ShiftModifier)
+    assert game.active and game.score_label.text() == "Predictions: 0/0 right"
+    i = 5
+    right_j = int(np.flatnonzero((now == after[i]) & (np.arange(80) != i))[0])
+    wrong_j = int(np.flatnonzero(now != after[i])[0])
+    for j, verdict in ((right_j, "Right!"), (wrong_j, "Wrong:")):
+        click_point(qtbot, window, i)
+        assert game.target == (0, i) and window.editing.selected_point == i
+        click_point(qtbot, window, j)
+        assert game.guess is not None and game.guess.cluster == now[j]
+        window.step_forward()
+        assert window.wait_idle(20)
+        assert verdict in window.status.currentMessage() and game.guess is None
+        if verdict == "Right!":
+            window.step_back()
+    assert game.score_label.text() == "Predictions: 1/2 right"
+    assert lab.constraints.n_must_link + lab.constraints.n_cannot_link == links_before  # no edits
+    game.toggle(on=False)
+    assert not game.score_label.isVisible()
