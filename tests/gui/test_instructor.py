@@ -114,3 +114,46 @@ def test_predict_the_next_label_judges_guesses_and_keeps_score(qtbot, registry):
     assert lab.constraints.n_must_link + lab.constraints.n_cannot_link == links_before  # no edits
     game.toggle(on=False)
     assert not game.score_label.isVisible()
+
+
+def test_drawn_points_join_the_data_undo_and_survive_the_autosave(qtbot, registry):
+    from pairlab.gui.session import apply_session, read_autosave, session_dict
+
+    from .support import click_xy
+
+    window = make_window(qtbot, registry, ("kmeans",), n=60)
+    lab = window.lab
+    n, links = lab.dataset.n_samples, (lab.base.must_link.copy(), lab.base.cannot_link.copy())
+    X0 = lab.dataset.X.copy()
+    window.set_tool("draw")
+    window.editing.draw_class.setValue(1)
+    click_xy(qtbot, window, 0.5, 0.25)
+    assert window.wait_idle(20)
+    assert lab.dataset.n_samples == n + 1 and lab.dataset.y[-1] == 1
+    np.testing.assert_allclose(lab.dataset.X[-1], (0.5, 0.25), atol=0.05)  # where it was clicked
+    np.testing.assert_array_equal(lab.dataset.X[:n], X0)  # the generated points keep indices
+    np.testing.assert_array_equal(lab.base.must_link, links[0])
+    pane = lab.panes[0]
+    assert pane.run is not None and len(pane.run.state.labels) == n + 1  # restarted on it
+    assert "1 point(s) drawn" in window.editing.links_label.text()
+    saved = session_dict(lab)
+    assert saved["drawn_points"] == [list(lab.drawn[0])]
+    # a new point of a class the data does not have: the class count follows
+    window.editing.draw_class.setValue(2)
+    click_xy(qtbot, window, 1.5, 0.8)
+    assert window.wait_idle(20)
+    assert lab.n_classes == 3 and pane.params["n_clusters"] == 3
+    qtbot.keyClick(window, "Z", QtCore.Qt.KeyboardModifier.ControlModifier)
+    assert window.wait_idle(20)
+    assert lab.dataset.n_samples == n + 1 and pane.params["n_clusters"] == 2
+    # the setup comes back from the autosave (written by the window after the edit)
+    from pairlab.gui.model import Lab
+
+    window.files.autosave()
+    saved = read_autosave()
+    assert saved is not None and len(saved["drawn_points"]) == 1
+    other = Lab(registry)
+    apply_session(other, saved)
+    np.testing.assert_array_equal(other.dataset.X, lab.dataset.X)
+    np.testing.assert_array_equal(other.dataset.y, lab.dataset.y)
+    np.testing.assert_array_equal(other.base.must_link, links[0])
