@@ -14,7 +14,7 @@ from .qtpaint import make_pen
 __all__ = ["FADE_ALPHAS", "TrailsLayer"]
 
 #: Opacity of the trail segments by age, oldest quarter first.
-FADE_ALPHAS = (60, 110, 170, 255)
+FADE_ALPHAS = (90, 140, 200, 255)
 
 
 class TrailsLayer:

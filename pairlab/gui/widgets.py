@@ -260,7 +260,7 @@ class PaneView(QtWidgets.QFrame):
         layout.addWidget(self.header)
         self.canvas = CanvasWidget(style=style)
         layout.addWidget(self.canvas, 3)
-        self.trails = TrailsLayer(self.canvas.layers.vb, style.line_width * 1.3)
+        self.trails = TrailsLayer(self.canvas.layers.vb, style.line_width * 1.8)
         self.objective = TeachingObjectivePlot()
         self.objective.setMinimumHeight(70)
         self.objective.setMaximumHeight(150)
@@ -285,7 +285,7 @@ class PaneView(QtWidgets.QFrame):
     def set_style(self, style: Style) -> None:
         self._fit_header(style)
         self.canvas.layers.set_style(style)
-        self.trails.set_width(style.line_width * 1.3)
+        self.trails.set_width(style.line_width * 1.8)
         big = style.font_size > 12
         self.objective.setMaximumHeight(220 if big else 150)
         self.objective.setMinimumHeight(120 if big else 70)
