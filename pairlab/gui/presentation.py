@@ -14,7 +14,7 @@ from ..draw.geometry import data_bounds
 from ..draw.palette import Style
 from ..draw.trails import mean_trails
 from .controller import Controller, html_escape
-from .lab_objective import metric_curve, objective_in_words, objective_points
+from .lab_objective import MetricCurves, objective_in_words, objective_points
 from .model import SHOWN_METRICS, Pane
 from .widgets import PaneView
 
@@ -109,6 +109,7 @@ class Presentation(Controller):
                                      tip="Show the whole objective curve again (or double-click "
                                      "the plot)")
         self.curve_metric = "ari"
+        self.metric_curves = MetricCurves()
         self.metric_actions: dict[str, QtGui.QAction] = {}
         group = QtGui.QActionGroup(self)
         for name, text in (*CURVE_METRICS.items(), ("", "none")):
@@ -294,7 +295,7 @@ class Presentation(Controller):
         for name in dict.fromkeys((self.curve_metric, "constraints-satisfied")):
             if not name:
                 break
-            xs, ys = metric_curve(self.lab, pane, name)
+            xs, ys = self.metric_curves.curve(self.lab, pane, name)
             if xs.size:
                 return xs, ys, CURVE_METRICS.get(name, name)
         return np.empty(0), np.empty(0), ""
