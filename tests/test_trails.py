@@ -45,3 +45,18 @@ def test_trails_of_4d_data_are_the_projected_means_and_none_without_an_exact_vie
     run2 = Run("affinity-propagation", data2, Constraints.empty(30), {}, seed=0)
     run2.step()
     assert len(mean_trails(run2.history, ViewMap.of(data2), 2)) == 0  # no means
+
+
+def test_trails_follow_components_by_index_when_their_number_changes():
+    from pairlab import State
+
+    labels = np.zeros(3, dtype=int)
+    means = [np.array([[0.0, 0.0]]), np.array([[1.0, 0.0], [5.0, 5.0]]),
+             np.array([[1.0, 0.0], [6.0, 5.0]]), np.array([[2.0, 0.0], [6.0, 5.0], [9.0, 9.0]])]
+    states = [State(t, labels, model={"means": m}) for t, m in enumerate(means)]
+    data = Dataset(np.zeros((3, 2)) + np.arange(3)[:, None])
+    trails = mean_trails(states, ViewMap.of(data), 2)
+    np.testing.assert_array_equal(trails.component, [0, 1, 0])  # t=1 no move of 0; new ones skip
+    np.testing.assert_allclose(trails.segments, [[[0, 0], [1, 0]], [[5, 5], [6, 5]],
+                                                 [[1, 0], [2, 0]]])
+    np.testing.assert_allclose(trails.age, [1 / 3, 2 / 3, 1.0])

@@ -46,24 +46,34 @@ def model_points(state: State, n_features: int) -> np.ndarray | None:
 def mean_trails(states: Sequence[State], view_map: ViewMap, n_features: int) -> Trails:
     """The trails of the means through ``states`` (in order), mapped by ``view_map``.
 
-    Empty when the view is not an exact map of the data (more than 2 features and no linear
-    view) or the states carry no means. Zero-length steps are left out.
+    Empty when the view is not a linear map of the data (``view_map.exact`` False: a plugin's
+    own view) or the states carry no means. Zero-length steps are left out.
     """
     if not view_map.exact or len(states) < 2:
         return Trails()
-    points = [model_points(s, n_features) for s in states]
-    segs, comps, ages = [], [], []
+    points = []
+    for s in states:
+        pts = model_points(s, n_features)
+        points.append(None if pts is None else view_map.to_view(pts))
     steps = len(states) - 1
+    if all(pts is not None for pts in points) and len({len(pts) for pts in points}) == 1:
+        P = np.stack(points)  # (T + 1, k, 2): one array op for the usual fixed-k run
+        ok = np.all(np.isfinite(P), axis=2)
+        moved = np.any(P[1:] != P[:-1], axis=2) & ok[1:] & ok[:-1]
+        t, c = np.nonzero(moved)
+        return Trails(np.stack([P[t, c], P[t + 1, c]], axis=1), c.astype(np.intp),
+                      (t + 1) / steps)
+    segs, comps, ages = [], [], []
     for t in range(steps):
-        a, b = points[t], points[t + 1]
-        if a is None or b is None:
+        pa, pb = points[t], points[t + 1]
+        if pa is None or pb is None:
             continue
-        k = min(len(a), len(b))
-        if k == 0:
-            continue
-        pa, pb = view_map.to_view(a[:k]), view_map.to_view(b[:k])
+        k = min(len(pa), len(pb))
+        pa, pb = pa[:k], pb[:k]
         moved = np.flatnonzero(np.any(pa != pb, axis=1) & np.all(np.isfinite(pa), axis=1)
                                & np.all(np.isfinite(pb), axis=1))
+        if not moved.size:
+            continue
         segs.append(np.stack([pa[moved], pb[moved]], axis=1))
         comps.append(moved)
         ages.append(np.full(moved.size, (t + 1) / steps))

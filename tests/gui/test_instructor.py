@@ -40,15 +40,17 @@ def test_trails_follow_the_means_up_to_the_cursor(qtbot, registry):
     assert window.presentation.show_trails and window.presentation.view_options()["trails"]
     expected = mean_trails(pane.run.history[:pane.run.index + 1], window.lab.view_map, 2)
     assert view.trails.shown == len(expected) > 0
-    drawn = [item for item in view.trails.items.values() if item.isVisible()]
-    xs = np.concatenate([item.getData()[0] for item in drawn])
-    np.testing.assert_allclose(np.sort(xs), np.sort(expected.segments[..., 0].ravel()))
+    np.testing.assert_allclose(view.trails.segments, expected.segments)
+    lines = [line for _, group in view.trails.item.groups for line in group]
+    assert sorted((ln.x1(), ln.y1(), ln.x2(), ln.y2()) for ln in lines) == sorted(
+        tuple(seg.ravel()) for seg in expected.segments)  # what is painted
+    assert view.trails.item.isVisible()
     window.step_back()
     window.step_back()
     shorter = mean_trails(pane.run.history[:pane.run.index + 1], window.lab.view_map, 2)
     assert view.trails.shown == len(shorter) < len(expected)  # only the iterations so far
     qtbot.keyClick(window, "M", QtCore.Qt.KeyboardModifier.ShiftModifier)
-    assert view.trails.shown == 0 and not any(i.isVisible() for i in view.trails.items.values())
+    assert view.trails.shown == 0 and not view.trails.item.isVisible()
 
 
 def test_metric_against_iteration_and_objective_zoom(qtbot, registry):
