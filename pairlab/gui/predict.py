@@ -114,13 +114,14 @@ class PredictGame(Controller):
         return self.guess
 
     def check(self) -> None:
-        """After a refresh: judge the pending guess once its pane moved past where it was made."""
+        """After a refresh: judge the pending guess once its pane reached a whole iteration
+        after the position where it was made."""
         g = self.guess
         if not self.active or g is None or g.pane >= len(self.lab.panes):
             return
         now = self.position(g.pane)
-        if now is None or now <= g.at:
-            return
+        if now is None or now <= g.at or now[1]:  # a first half (M-step, new centres) does not
+            return                                # assign labels: the whole iteration judges
         state = self.lab.state(self.lab.panes[g.pane])
         assert state is not None
         label = int(state.labels[g.point])

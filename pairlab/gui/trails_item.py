@@ -15,7 +15,7 @@ from .qtpaint import make_pen
 __all__ = ["FADE_ALPHAS", "TrailsLayer"]
 
 #: Opacity of the trail segments by age, oldest quarter first.
-FADE_ALPHAS = (90, 140, 200, 255)
+FADE_ALPHAS = (120, 165, 210, 255)
 
 
 class _TrailsItem(pg.GraphicsObject):

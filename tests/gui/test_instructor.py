@@ -159,3 +159,18 @@ def test_drawn_points_join_the_data_undo_and_survive_the_autosave(qtbot, registr
     np.testing.assert_array_equal(other.dataset.X, lab.dataset.X)
     np.testing.assert_array_equal(other.dataset.y, lab.dataset.y)
     np.testing.assert_array_equal(other.base.must_link, links[0])
+
+
+def test_a_guess_is_judged_at_the_whole_iteration_not_after_the_first_half(qtbot, registry):
+    window = make_window(qtbot, registry, ("kmeans",), n=80)
+    pane, game = window.lab.panes[0], window.predict
+    assert pane.run.has_phases
+    game.toggle(on=True)
+    game.make_guess(0, 3, 0)
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
+    assert window.wait_idle(20) and pane.run.on_half
+    assert game.guess is not None and game.total == 0  # centres moved, labels not yet assigned
+    qtbot.keyClick(window, QtCore.Qt.Key.Key_Right, QtCore.Qt.KeyboardModifier.ShiftModifier)
+    assert window.wait_idle(20) and not pane.run.on_half
+    assert game.guess is None and game.total == 1
+    assert game.right == int(pane.run.state.labels[3] == 0)
