@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy import linalg as scipy_linalg
 from scipy.special import log_softmax, logsumexp, softmax
 from scipy.stats import multivariate_normal
 
@@ -250,6 +251,59 @@ def test_sskk_distance_split_matches_feature_space_means():
         assert e.choice == f"k={run.state.labels[i]}"
 
 
+# -- CSC ------------------------------------------------------------------------------------------
+def _csc_embedding(X, ml, cl, beta, m):
+    """Wang & Davidson's embedding from scratch: the pencil L_bar v = lambda (Q_bar - beta/vol I) v
+    on the complement of the trivial vector D^1/2 1 (an orthonormal basis from scipy's null_space,
+    scipy's general solver), eigenvectors with lambda > 0, v'v = vol, the m of least cost
+    v'L_bar v, u = D^-1/2 v (each column up to sign)."""
+    n = len(X)
+    D2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    A = np.exp(-D2 / (D2.sum() / (n * (n - 1))))  # bandwidth: mean over pairs i != j
+    np.fill_diagonal(A, 0.0)
+    d = A.sum(1)
+    vol = d.sum()
+    Dm = np.diag(d**-0.5)
+    L = np.eye(n) - Dm @ A @ Dm
+    Q = np.zeros((n, n))
+    for pairs, sign in ((ml, 1.0), (cl, -1.0)):
+        for i, j in pairs:
+            Q[i, j] = Q[j, i] = sign
+    B = Dm @ Q @ Dm - beta / vol * np.eye(n)
+    P = scipy_linalg.null_space(np.sqrt(d)[None, :])
+    lam, W = scipy_linalg.eig(P.T @ L @ P, P.T @ B @ P)
+    lam, V = lam.real, P @ W.real
+    keep = np.flatnonzero(np.isfinite(lam) & (lam > 1e-8))
+    V = V[:, keep] * np.sqrt(vol) / np.linalg.norm(V[:, keep], axis=0)
+    cost = np.einsum("ij,ij->j", V, L @ V)
+    return Dm @ V[:, np.argsort(cost)[:m]]
+
+
+def test_csc_explains_by_embedding_distances():
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(0, 1, (7, 2)), rng.normal(3, 1, (7, 2)), rng.normal((0, 4), 1, (7, 2))])
+    ml, cl = [(0, 8), (15, 16)], [(1, 2), (3, 17)]
+    run = Run("csc", Dataset(X), Constraints(ml, cl, n_samples=21), {"n_clusters": 3}, seed=0)
+    U_ref = _csc_embedding(X, ml, cl, run.algorithm.solution["beta"], 2)
+    U = run.algorithm.solution["U"]
+    for j in range(2):
+        assert min(abs(U[:, j] - U_ref[:, j]).max(), abs(U[:, j] + U_ref[:, j]).max()) < 1e-8
+    for t in range(3):
+        if t:
+            run.step()
+        prev = run.history[-2].labels if t else None
+        for i in range(21):
+            e = run.explain(i)
+            total, part1, part2, coords = (b.values for b in e.bars)
+            np.testing.assert_allclose(coords, U[i], atol=1e-12)
+            for c in range(3):
+                centre = (run.state.model["embedding_centers"][c] if t == 0
+                          else U[prev == c].mean(0))
+                np.testing.assert_allclose([part1[c], part2[c]], (U[i] - centre) ** 2, atol=1e-12)
+                assert total[c] == pytest.approx(((U[i] - centre) ** 2).sum(), abs=1e-12)
+            assert e.choice == f"k={run.state.labels[i]}" and np.argmin(total) == run.state.labels[i]
+
+
 # -- the affinity-propagation family --------------------------------------------------------------
 def _ap_messages(S, iterations, damping, order, ml=(), cl=()):
     """Affinity propagation written out from the papers: Frey & Dueck's order (rho then alpha)
@@ -392,7 +446,7 @@ def test_chooser_messages_match_the_papers_updates(name):
 def _all_algorithms():
     from pairlab.registry import get_registry
 
-    return sorted(n for n in get_registry().names("algorithms") if n != "csc")  # being rewritten
+    return sorted(get_registry().names("algorithms"))
 
 
 def _small_problem():

@@ -30,6 +30,7 @@ from .explain_panel import ExplanationPanel
 from .files import Files
 from .help_menu import HelpMenu
 from .model import Lab, default_lab
+from .predict import PredictGame
 from .presentation import Presentation
 from .setup_controls import SetupControls
 from .transport import Transport
@@ -75,6 +76,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setup = SetupControls(self)
         self.help = HelpMenu(self)
         self.explanation = ExplanationPanel(self)
+        self.predict = PredictGame(self)
         self._build_central()
         self._build_dock()
         self.addDockWidget(QtCore.Qt.DockWidgetArea.RightDockWidgetArea, self.explanation.dock)
@@ -105,6 +107,7 @@ class MainWindow(QtWidgets.QMainWindow):
         layout.addWidget(self.transport.bar)
         self.setCentralWidget(central)
         self.status = self.statusBar()
+        self.status.addPermanentWidget(self.predict.score_label)
         self.status.addPermanentWidget(self.transport.progress)
         self.status.addPermanentWidget(self.transport.cancel_button)
 
@@ -131,7 +134,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 ("&File", [*self.files.menu_actions(), None, *self.presentation.export_actions(),
                            None, self.files.act_quit]),
                 ("&Edit", self.editing.menu_actions()),
-                ("&Run", [*self.transport.menu_actions(), None, self.setup.act_add_pane]),
+                ("&Run", [*self.transport.menu_actions(), None, self.setup.act_add_pane, None,
+                          self.predict.act_predict]),
                 ("&View", [*self.presentation.menu_actions(), self.explanation.act_panel]),
                 ("&Lessons", self.files.lesson_actions),
                 ("&Help", self.help.menu_actions())):
@@ -147,6 +151,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.presentation.draw()
         self.update_controls()
         self.explanation.update()
+        self.predict.check()
         self.files.schedule_autosave()
 
     def update_controls(self) -> None:

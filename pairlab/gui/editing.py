@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HIT_RADIUS", "TOOLS", "Editing"]
 
-TOOLS = ("select", "must", "cannot", "delete", "means", "move")
+TOOLS = ("select", "must", "cannot", "delete", "means", "move", "draw")
 _TOOL_HINTS = {
     "select": "Select: click a point to see its class, label and the numbers behind it (F3).",
     "must": "Must-link tool: click two points that belong together.",
@@ -23,6 +23,8 @@ _TOOL_HINTS = {
     "delete": "Delete tool: click a link to remove it.",
     "means": "Initial means: click where each starting mean goes.",
     "move": "Move a mean: drag a mean (×) and the run continues from there (Ctrl+Z undoes).",
+    "draw": "Draw points: click to add a point of the chosen class; the runs restart (Ctrl+Z "
+            "undoes).",
 }
 HIT_RADIUS = 12.0  # pixels
 
@@ -43,7 +45,7 @@ class Editing(Controller):
         for name, text, key in (("select", "Select", "S"), ("must", "Must-link", "M"),
                                 ("cannot", "Cannot-link", "C"), ("delete", "Delete link", "D"),
                                 ("means", "Place initial means", "I"),
-                                ("move", "Move a mean", "G")):
+                                ("move", "Move a mean", "G"), ("draw", "Draw points", "B")):
             act = A(text, partial(self.set_tool, name), key, checkable=True, tip=_TOOL_HINTS[name])
             group.addAction(act)
             self.tool_actions[name] = act
@@ -65,11 +67,19 @@ class Editing(Controller):
         for k, (name, text) in enumerate((("select", "Select (S)"), ("must", "Must-link (M)"),
                                           ("cannot", "Cannot-link (C)"),
                                           ("delete", "Delete (D)"), ("means", "Means (I)"),
-                                          ("move", "Move mean (G)"))):
+                                          ("move", "Move mean (G)"),
+                                          ("draw", "Draw points (B)"))):
             button = tool_button(self.tool_actions[name], text)
             button.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding,
                                  QtWidgets.QSizePolicy.Policy.Fixed)
             tools.addWidget(button, k // 2, k % 2)
+        self.draw_class = QtWidgets.QSpinBox()
+        self.draw_class.setObjectName("draw_class")
+        self.draw_class.setPrefix("class ")
+        self.draw_class.setRange(0, 0)
+        self.draw_class.setToolTip("The class of the points the Draw tool adds (one more than "
+                                   "the data's classes makes a new class)")
+        tools.addWidget(self.draw_class, 3, 1)
         lay.addLayout(tools)
         rand = QtWidgets.QHBoxLayout()
         self.n_must = QtWidgets.QSpinBox()
@@ -129,8 +139,11 @@ class Editing(Controller):
             text += f"; {len(c.conflicts)} contradiction(s)"
         if lab.init_means is not None:
             text += f"; {len(lab.init_means)} initial mean(s) placed"
+        if len(lab.drawn):
+            text += f"; {len(lab.drawn)} point(s) drawn"
         self.links_label.setText(text)
         self.act_clear_means.setEnabled(lab.init_means is not None)
+        self.draw_class.setMaximum(lab.n_classes or 0)
         self.tool_actions["means"].setEnabled(lab.accepts_means)
 
     # == edits =================================================================================
@@ -250,7 +263,7 @@ class Editing(Controller):
     def canvas_clicked(self, x: float, y: float, px: float, py: float, modifiers: Any) -> None:
         lab = self.lab
         status = self.window.status
-        if lab.dataset is None:
+        if lab.dataset is None or self.window.predict.active:  # the game takes the clicks
             return
         if self.tool in ("must", "cannot"):
             i = lab.point_at(x, y, px, py, HIT_RADIUS)
@@ -283,6 +296,13 @@ class Editing(Controller):
             lab.remove_link(*pair)
             status.showMessage(f"Removed the link between points {pair[0]} and {pair[1]}.", 4000)
             self.window.setup_changed()
+        elif self.tool == "draw":
+            cls = self.draw_class.value()
+            i = self.window.guard(lab.add_point, x, y, cls)
+            if i is not self.window.ERROR:
+                status.showMessage(f"Drew point {i} of class {cls}; the panes restart from the "
+                                   "edited data (Ctrl+Z undoes).", 5000)
+                self.window.setup_changed()
         elif self.tool == "means":
             lab.add_init_mean(x, y)
             n = 0 if lab.init_means is None else len(lab.init_means)

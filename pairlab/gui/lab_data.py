@@ -12,6 +12,7 @@ from ..constraints import Constraints
 from ..dataset import Dataset
 from ..draw.geometry import ViewMap, link_segments, nearest_point, nearest_segment, region_bounds
 from ..errors import InvalidInputError, PairlabError
+from .lab_points import NO_POINTS, check_drawn, with_points
 from .pane import Pane, class_count_params
 
 __all__ = ["MAX_POINTS", "LabData"]
@@ -42,6 +43,7 @@ class LabData:
     base: Constraints
     noise: float
     init_means: np.ndarray | None
+    drawn: np.ndarray
     dropped_links: int
     redrawn_links: int
     _undo: list[dict[str, Any]]
@@ -79,6 +81,7 @@ class LabData:
         """
         old = self._snapshot() if self.dataset is not None else None
         old_classes, previous = self.n_classes, self.dataset
+        self.drawn = NO_POINTS  # drawn points belong to the data they were drawn on
         data = self._load_dataset(name, params, seed)
         keep = keep_links and old is not None and old["n_samples"] == data.n_samples
         self.redrawn_links = 0
@@ -135,7 +138,7 @@ class LabData:
                 f"n_samples = {int(asked):,} is more than the app draws ({MAX_POINTS:,} points at "
                 "most: beyond, the window would freeze for seconds); use `pairlab run` for "
                 "larger data")
-        data = spec.make(seed=seed, **dict(params or {}))
+        data = with_points(spec.make(seed=seed, **dict(params or {})), self.drawn)
         if data.n_samples > MAX_POINTS:
             raise InvalidInputError(
                 f"{name} has {data.n_samples:,} points, more than the app draws ({MAX_POINTS:,} "
@@ -158,7 +161,7 @@ class LabData:
 
     def _snapshot(self) -> dict[str, Any]:
         """What an undo restores: links, means, the data set and the panes' parameters."""
-        return {"base": self.base, "init_means": self.init_means,
+        return {"base": self.base, "init_means": self.init_means, "drawn": self.drawn,
                 "dataset": (self.dataset_name, dict(self.dataset_params), self.dataset_seed),
                 "n_samples": self.dataset.n_samples if self.dataset is not None else 0,
                 "pane_params": [dict(p.params) for p in self.panes]}
@@ -185,7 +188,10 @@ class LabData:
         if entry.get("kind") == "history":
             return self._undo_history(entry)
         name, params, seed = entry["dataset"]
-        if (name, params, seed) != (self.dataset_name, self.dataset_params, self.dataset_seed):
+        drawn = entry.get("drawn", NO_POINTS)
+        if ((name, params, seed) != (self.dataset_name, self.dataset_params, self.dataset_seed)
+                or not np.array_equal(drawn, self.drawn)):
+            self.drawn = drawn
             self._load_dataset(name, params, seed)
         if len(entry["pane_params"]) == len(self.panes):
             for pane, params in zip(self.panes, entry["pane_params"], strict=True):
@@ -301,6 +307,45 @@ class LabData:
     def point_at(self, x: float, y: float, px: float, py: float, radius: float) -> int | None:
         assert self.dataset is not None
         return nearest_point(self.dataset.view, x, y, px, py, radius)
+
+    def set_drawn(self, rows: Any, *, undoable: bool = True) -> None:
+        """Replace the drawn points (rows x, y, class) after the generated data; links and
+        initial means stay (the generated points keep their indices); the runs restart."""
+        rows = check_drawn(rows)
+        assert self.dataset is not None
+        if undoable:
+            self._push_undo()
+        old_classes, old_rows, self.drawn = self.n_classes, self.drawn, rows
+        try:
+            self._load_dataset(self.dataset_name, self.dataset_params, self.dataset_seed)
+        except PairlabError:
+            self.drawn = old_rows
+            if undoable:
+                self._undo.pop()
+            raise
+        n = self.dataset.n_samples
+        ml, cl = ([p for p in pairs if max(p) < n] for pairs in self._pair_lists())
+        self.base = Constraints(ml or None, cl or None, n_samples=n)
+        if self.n_classes is not None and self.n_classes != old_classes:
+            for pane in self.panes:
+                pane.params.update({k: self.n_classes
+                                    for k in class_count_params(pane.algorithm, pane.params)})
+        self._constraints_changed()
+
+    def add_point(self, x: float, y: float, cls: int = 0) -> int:
+        """Draw a point of class ``cls`` at view point (x, y) (2-D data only; a class beyond
+        the data's is a new class); undoable. Returns its index."""
+        assert self.dataset is not None
+        if self.dataset.n_features != 2:
+            raise InvalidInputError(
+                f"points can be drawn on 2-D data only ({self.dataset_name} has "
+                f"{self.dataset.n_features} features)")
+        known = self.n_classes or 0
+        if not 0 <= int(cls) <= known:
+            raise InvalidInputError(f"class must be 0..{known} (an existing class or one new "
+                                    f"class), got {cls}")
+        self.set_drawn(np.vstack([self.drawn, [[float(x), float(y), int(cls)]]]))
+        return self.dataset.n_samples - 1
 
     @property
     def accepts_means(self) -> bool:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ..run import Run
 from ..state import State
+from .pane import Pane
 
-__all__ = ["objective_in_words", "objective_points"]
+__all__ = ["MetricCurves", "objective_in_words", "objective_points"]
 
 
 def objective_in_words(state: State | None) -> str:
@@ -46,3 +48,39 @@ def objective_points(run: Run, last: int | None = None) -> tuple[np.ndarray, np.
                 xs.append(x)
                 ys.append(float(value))
     return np.asarray(xs), np.asarray(ys)
+
+
+class MetricCurves:
+    """The metric of every stored iteration of each pane, kept between frames: a frame computes
+    only the iterations not seen before (a new one while playing), and starts again when the run
+    was rebuilt or its history changed (a moved mean), the metric or the links changed."""
+
+    def __init__(self) -> None:
+        self._seen: dict[int, tuple[str, int, list[Any], list[float]]] = {}
+
+    def curve(self, lab: Any, pane: Pane, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Metric ``name`` (one of the panes' metrics, e.g. "ari") at iterations 0, 1, ... of
+        ``pane``'s run, as (iterations, values); empty when the metric does not apply (no ground
+        truth, no links) or there is no run. ``lab`` is the :class:`~pairlab.gui.model.Lab`."""
+        run = pane.run
+        empty = np.empty(0), np.empty(0)
+        if run is None:
+            return empty
+        seen = self._seen.get(id(pane))
+        states: list[Any] = []
+        values: list[float] = []
+        if seen is not None and seen[:2] == (name, lab.constraints_version):
+            for state, value in zip(seen[2], seen[3], strict=True):
+                if len(states) >= len(run.history) or run.history[len(states)] is not state:
+                    break
+                states.append(state)
+                values.append(value)
+        for t in range(len(states), len(run.history)):
+            value = lab.metrics(pane, t).get(name)  # shared with the pane's metrics line
+            if value is None:
+                self._seen.pop(id(pane), None)
+                return empty
+            states.append(run.history[t])
+            values.append(float(value))
+        self._seen[id(pane)] = (name, lab.constraints_version, states, values)
+        return np.arange(len(values), dtype=float), np.asarray(values)

@@ -21,6 +21,8 @@ __all__ = ["SHOWN_METRICS", "LabViews"]
 
 #: Metrics shown in each pane, in this order, when the registry provides them.
 SHOWN_METRICS = ("purity", "ari", "nmi", "constraints-satisfied")
+#: Short names of parameters in a pane's title (others: the name with spaces).
+_SHORT = {"lambda_": "λ", "beta": "β", "sigma": "σ", "bandwidth": "b"}
 
 
 class LabViews:
@@ -168,6 +170,26 @@ class LabViews:
             if any(value(o, name) != mine for o in others):
                 shown = f"{mine:g}" if isinstance(mine, float) else str(mine)
                 parts.append(f"{name.replace('_', ' ')} {shown}")
+        return ", ".join(parts)
+
+    def chosen_params(self, pane: Pane) -> str:
+        """The parameters a pane's title shows, short: its number of clusters ("k=3"), then every
+        parameter set away from its default or that differs from another pane of the same
+        algorithm ("λ=2.5, must link weight=1.3"); arrays (initial means) are left out."""
+        from .pane import class_count_params
+
+        others = [p for p in self.panes if p is not pane and p.algorithm is pane.algorithm]
+        defaults = {p.name: p.default for p in pane.algorithm.params}
+        counts = class_count_params(pane.algorithm, pane.params)
+        parts = [f"k={pane.params[n]}" for n in counts[:1] if pane.params.get(n) is not None]
+        for name, default in defaults.items():
+            mine = pane.params.get(name, default)
+            if name in counts or name == "means_init" or isinstance(mine, np.ndarray):
+                continue
+            differs = any(o.params.get(name, default) != mine for o in others)
+            if mine != default or differs:
+                shown = f"{mine:g}" if isinstance(mine, float) else str(mine)
+                parts.append(f"{_SHORT.get(name, name.replace('_', ' '))}={shown}")
         return ", ".join(parts)
 
     def metric_titles(self) -> dict[str, str]:

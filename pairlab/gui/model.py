@@ -61,6 +61,8 @@ class Lab(LabData, Timeline, LabViews):
         self.noise = 0.0
         self.constraints = self.base
         self.init_means: np.ndarray | None = None
+        #: Points drawn on the canvas, rows (x, y, class), after the generated data.
+        self.drawn = np.empty((0, 3))
         self.seed = 0
         self.panes: list[Pane] = []
         self.iteration = 0

@@ -12,8 +12,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..draw.geometry import data_bounds
 from ..draw.palette import Style
+from ..draw.trails import mean_trails
 from .controller import Controller, html_escape
-from .lab_objective import objective_in_words, objective_points
+from .lab_objective import MetricCurves, objective_in_words, objective_points
 from .model import SHOWN_METRICS, Pane
 from .widgets import PaneView
 
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
 __all__ = ["Presentation"]
 
 
+#: Metrics the objective plot can draw against iteration, with their axis labels.
+CURVE_METRICS = {"ari": "ARI", "nmi": "NMI", "purity": "purity",
+                 "constraints-satisfied": "links satisfied"}
 #: Pixels the axes of a data canvas take (tick labels), along each direction.
 AXIS_PX = 40.0
 
@@ -61,6 +65,7 @@ class Presentation(Controller):
         self.show_links = True
         self.show_changes = True
         self.show_errors = False
+        self.show_trails = False
         self.pane_views: list[PaneView] = []
         self.ncols = 0
         A = self.action
@@ -97,7 +102,22 @@ class Presentation(Controller):
                                 checkable=True, tip="Fit the objective plot to iterations 1 on "
                                 "(iteration 0 flattens the curve)")
         self.act_skip_first.setChecked(True)
+        self.act_trails = A("Trails of the means", self.toggle_view, "Shift+M", checkable=True,
+                            tip="Draw how each cluster's mean moved over the iterations so far")
         self.act_fit = A("Show all data", self.fit_views, "0")
+        self.act_reset_objective = A("Reset objective zoom", self.reset_objective_zoom, "A",
+                                     tip="Show the whole objective curve again (or double-click "
+                                     "the plot)")
+        self.curve_metric = "ari"
+        self.metric_curves = MetricCurves()
+        self.metric_actions: dict[str, QtGui.QAction] = {}
+        group = QtGui.QActionGroup(self)
+        for name, text in (*CURVE_METRICS.items(), ("", "none")):
+            act = A(f"Metric against iteration: {text}", partial(self.set_curve_metric, name),
+                    checkable=True)
+            act.setChecked(name == self.curve_metric)
+            group.addAction(act)
+            self.metric_actions[name] = act
         self._region_timer = QtCore.QTimer(self)
         self._region_timer.setSingleShot(True)
         self._region_timer.setInterval(150)
@@ -115,7 +135,8 @@ class Presentation(Controller):
 
     def menu_actions(self) -> list[Any]:
         return [self.act_regions, self.act_ellipses, self.act_exemplars, self.act_links,
-                self.act_legend, self.act_skip_first, None, self.act_match, self.act_changes,
+                self.act_legend, self.act_trails, self.act_skip_first, self.act_reset_objective,
+                None, *self.metric_actions.values(), None, self.act_match, self.act_changes,
                 self.act_errors, None, self.act_fit, None, self.act_controls, self.act_present]
 
     def export_actions(self) -> list[Any]:
@@ -136,6 +157,7 @@ class Presentation(Controller):
             view.set_style(self.canvas_style)  # a pane added in presentation mode is big too
             editing = self.window.editing
             view.canvas.clicked.connect(editing.canvas_clicked)
+            view.canvas.clicked.connect(partial(self.window.predict.canvas_clicked, view))
             view.canvas.grab = partial(editing.grab, view)
             view.canvas.dragged.connect(partial(editing.drag_to, view))
             view.canvas.dropped.connect(partial(editing.drop, view))
@@ -254,19 +276,59 @@ class Presentation(Controller):
                                            value=state.objective if index % 1 else None,
                                            points=objective_points(pane.run,
                                                                    index if latest else None))
+                view.objective.show_metric(*self._metric_curve(pane), index)
             else:  # no run (stopped while starting, or being rebuilt): no stale curve
                 view.objective.clear_values()
+                view.objective.show_metric(np.empty(0), np.empty(0), "", 0)
+            self._show_trails(view, pane, latest)
             view.header.setText(self._header(pane))
-            view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.distinct_params(pane),
+            view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.chosen_params(pane),
                                                           pane.status(),
                                                           pane.ignored_note()) if x))
             words = objective_in_words(state)  # e.g. DP-means: distortion + λ × clusters
             view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles)
                                  + (f"<br>{html_escape(words)}" if words else ""))
 
+    def _metric_curve(self, pane: Pane) -> tuple[np.ndarray, np.ndarray, str]:
+        """The chosen metric at every stored iteration, else links satisfied (data without
+        classes), else nothing."""
+        for name in dict.fromkeys((self.curve_metric, "constraints-satisfied")):
+            if not name:
+                break
+            xs, ys = self.metric_curves.curve(self.lab, pane, name)
+            if xs.size:
+                return xs, ys, CURVE_METRICS.get(name, name)
+        return np.empty(0), np.empty(0), ""
+
+    def set_curve_metric(self, name: str, *args: Any) -> None:
+        """The metric drawn against iteration in the objective plots ("" for none)."""
+        if name and name not in CURVE_METRICS:
+            raise ValueError(f"metric must be one of {sorted(CURVE_METRICS)} or '', got {name!r}")
+        self.curve_metric = name
+        self.metric_actions[name].setChecked(True)
+        self.window.refresh()
+
+    def reset_objective_zoom(self) -> None:
+        for view in self.pane_views:
+            view.objective.reset_zoom()
+
+    def _show_trails(self, view: PaneView, pane: Pane, latest: bool) -> None:
+        """The means' trails up to the state shown (Trails of the means, Shift+M)."""
+        run, frame = pane.run, view.frame
+        if not self.show_trails or run is None or frame is None or self.lab.view_map is None:
+            view.trails.show(None, None)
+            return
+        end = len(run.history) - 1 if latest else run.index
+        states = list(run.history[:end + 1])
+        if not latest and run.on_half and end in run.halves:
+            states.append(run.halves[end])
+        colours = frame.mean_colour if frame.means is not None else frame.center_colour
+        view.trails.show(mean_trails(states, self.lab.view_map, self.lab.dataset.n_features),
+                         colours)
+
     def _header(self, pane: Pane) -> str:
         size = self.canvas_style.title_size + 1
-        chosen = self.lab.distinct_params(pane)
+        chosen = self.lab.chosen_params(pane)
         title = pane.title + (f" ({chosen})" if chosen else "")
         status = pane.status()
         colour = "#b00020" if pane.error else ("#0a7d32" if "converged" in status else "#555")
@@ -298,6 +360,7 @@ class Presentation(Controller):
         self.show_links = self.act_links.isChecked()
         self.show_changes = self.act_changes.isChecked()
         self.show_errors = self.act_errors.isChecked()
+        self.show_trails = self.act_trails.isChecked()
         self.lab.match_colours = self.act_match.isChecked()
         for view in self.pane_views:
             view.objective.set_skip_first(self.act_skip_first.isChecked())
@@ -325,6 +388,7 @@ class Presentation(Controller):
                 "links": self.show_links, "changes": self.show_changes,
                 "errors": self.show_errors, "match_colours": self.lab.match_colours,
                 "objective_from_1": self.act_skip_first.isChecked(),
+                "trails": self.show_trails, "metric_curve": self.curve_metric,
                 "speed": self.window.transport.speed.value()}
 
     def _view_actions(self) -> tuple[tuple[str, Any], ...]:
@@ -332,12 +396,15 @@ class Presentation(Controller):
                 ("exemplars", self.act_exemplars), ("legend", self.act_legend),
                 ("links", self.act_links), ("changes", self.act_changes),
                 ("errors", self.act_errors), ("match_colours", self.act_match),
-                ("objective_from_1", self.act_skip_first))
+                ("objective_from_1", self.act_skip_first), ("trails", self.act_trails))
 
     def set_view_options(self, options: dict[str, Any]) -> None:
         for key, action in self._view_actions():
             if key in options:
                 action.setChecked(bool(options[key]))
+        if options.get("metric_curve") in self.metric_actions:
+            self.curve_metric = options["metric_curve"]
+            self.metric_actions[self.curve_metric].setChecked(True)
         if "speed" in options:
             self.window.transport.speed.setValue(int(options["speed"]))
         self.toggle_view()

@@ -33,6 +33,7 @@ from .. import __version__
 from ..atomic import atomic_write_text
 from ..constraints import Constraints
 from ..errors import InvalidInputError
+from .lab_points import check_drawn
 from .model import Lab
 from .pane import UNUSED_WHEN_GIVEN
 
@@ -76,6 +77,7 @@ def session_dict(lab: Lab, *, view: Mapping[str, Any] | None = None) -> dict[str
         "constraints": lab.base.to_dict(),
         "noise": lab.noise,
         "initial_means": None if lab.init_means is None else np.asarray(lab.init_means).tolist(),
+        "drawn_points": np.asarray(lab.drawn).tolist(),
         "panes": panes,
         "iteration": lab.iteration,
         "view": dict(view or {}),
@@ -122,9 +124,12 @@ def apply_session(lab: Lab, data: Mapping[str, Any]) -> dict[str, Any]:
     iteration = _field(data, "iteration", _count, "a whole number >= 0", 0)
     view = _field(data, "view", _mapping, "an object", None)
     # the plain fields are checked before the lab changes: a typo leaves the open session as it was
+    drawn = check_drawn(data.get("drawn_points"))
     lab.set_dataset(str(ds["name"]), _field(ds, "params", _mapping, "an object", None),
                     _field(ds, "seed", _count, "a whole number >= 0", 0))
     assert lab.dataset is not None
+    if len(drawn):
+        lab.set_drawn(drawn, undoable=False)
     cons = data.get("constraints")
     constraints = (Constraints.from_dict(cons, lab.dataset.n_samples) if cons
                    else Constraints.empty(lab.dataset.n_samples))

@@ -15,7 +15,9 @@ from ..draw.frames import Frame
 from ..draw.palette import Style
 from ..errors import PairlabError
 from ..params import Param
-from .canvas import CanvasWidget, ObjectivePlot
+from .canvas import CanvasWidget
+from .objective_plot import TeachingObjectivePlot
+from .trails_item import TrailsLayer
 
 __all__ = ["Banner", "PaneConfig", "PaneView", "ParamForm", "plugins_report"]
 
@@ -258,7 +260,8 @@ class PaneView(QtWidgets.QFrame):
         layout.addWidget(self.header)
         self.canvas = CanvasWidget(style=style)
         layout.addWidget(self.canvas, 3)
-        self.objective = ObjectivePlot()
+        self.trails = TrailsLayer(self.canvas.layers.vb, style.line_width * 1.8)
+        self.objective = TeachingObjectivePlot()
         self.objective.setMinimumHeight(70)
         self.objective.setMaximumHeight(150)
         layout.addWidget(self.objective, 1)
@@ -282,6 +285,7 @@ class PaneView(QtWidgets.QFrame):
     def set_style(self, style: Style) -> None:
         self._fit_header(style)
         self.canvas.layers.set_style(style)
+        self.trails.set_width(style.line_width * 1.8)
         big = style.font_size > 12
         self.objective.setMaximumHeight(220 if big else 150)
         self.objective.setMinimumHeight(120 if big else 70)

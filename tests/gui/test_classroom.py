@@ -318,7 +318,7 @@ def test_lesson_3_panes_say_which_w_they_use(qtbot):
     window.refresh()
     headers = [view.header.text() for view in window.presentation.pane_views]
     for header, w in zip(headers, ("0", "1.3", "3"), strict=True):
-        assert f"must link weight {w}, cannot link weight {w}" in header
+        assert f"must link weight={w}, cannot link weight={w}" in header
 
 
 def test_lesson_6_sets_lambda_without_k_and_rdpmeans_differs_from_dpmeans(qtbot):

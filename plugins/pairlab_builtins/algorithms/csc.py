@@ -40,9 +40,11 @@ from scipy.sparse.csgraph import connected_components
 from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.centroids import cluster_means
 from pairlab.errors import InvalidInputError
+from pairlab.explanation import Explanation
 from pairlab.mixture import kmeans_plusplus
 
 from .csc_beta import BETA_RULES, default_beta
+from .explain_csc import csc_explain
 from .kernels import pairwise_kernel
 
 __all__ = ["CSC", "constrained_embedding", "default_beta"]
@@ -279,6 +281,10 @@ class CSC(Algorithm):
 
     def converged(self, previous: State, current: State) -> bool:
         return bool(np.array_equal(previous.labels, current.labels))
+
+    def explain(self, state: State, index: int) -> Explanation:
+        """The embedding coordinates and distances to the embedding centres behind the label."""
+        return csc_explain(self, state, index)
 
 
 @hookimpl
