@@ -90,6 +90,11 @@ def test_figure_has_one_curve_per_strategy_against_the_number_of_queries(swept, 
     files = draw_summary(doc, swept.summary, tmp_path, curves=draw_curves)
     pngs = [f for f in files if f.suffix == ".png"]
     assert pngs and all(f.stat().st_size > 5000 for f in pngs)
+    assert (doc["trials"], doc["rows"]) == (6, 18)  # a trial per strategy, a row per budget
+    from pairlab.sweep.command import report
+
+    again, _ = report(swept.table.parent, None)  # --report reads the 18 rows back
+    assert again["name"] == "act"
 
 
 @pytest.mark.parametrize("change, words", [

@@ -99,9 +99,10 @@ def report(folder: str | os.PathLike[str], draw: Draw | None) -> tuple[dict[str,
     table = folder / str(doc.get("table", ""))
     try:
         rows = read_table(table.read_text(encoding="utf-8"))
-        if isinstance(doc.get("trials"), int) and len(rows) != doc["trials"]:
-            raise ValueError(f"{len(rows)} rows where {doc['name']}.json counts {doc['trials']} "
-                             "trials: the table is truncated or was edited")
+        expected = doc.get("rows", doc.get("trials"))  # a query-strategy trial has a row per budget
+        if isinstance(expected, int) and len(rows) != expected:
+            raise ValueError(f"{len(rows)} rows where {doc['name']}.json counts {expected} "
+                             "rows: the table is truncated or was edited")
         summary = summarize(rows, metrics)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
         raise InvalidInputError(f"cannot read the sweep table {str(table)!r} ({exc}); run the "

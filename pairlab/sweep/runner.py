@@ -121,7 +121,7 @@ def run_sweep(spec: SweepSpec, out_dir: str | os.PathLike[str], executor: Execut
         cells.setdefault(key[:12], {"key": key, **cell.describe()})
     doc = {"kind": KIND, "name": spec.name, "spec": spec.to_dict(),
            "table": table.name, "summary": summary_table.name,
-           "trials": len(rows), "failures": sum(bool(r["error"]) for r in rows),
+           "trials": len(tasks), "rows": len(rows), "failures": sum(bool(r["error"]) for r in rows),
            "engine": {"executor": ran.executor, "stored": ran.stored, "ran": ran.ran,
                       "corrupt_recomputed": len(ran.corrupt)},
            "cells": list(cells.values()),
