@@ -52,11 +52,15 @@ def active_learn(algorithm: str | type[Algorithm], dataset: Dataset | str,
                  params: Mapping[str, Any] | None = None, strategy_params: Mapping[str, Any] | None = None,
                  n_clusters: int | None = None, seed: int = 0, batch: int = 1,
                  metric: str = "ari", oracle: Callable[[int, int], bool] | None = None,
-                 noise: str | None = None, level: Any = None, registry: Any = None) -> ActiveResult:
+                 noise: str | None = None, level: Any = None, registry: Any = None,
+                 max_iter: int | None = None,
+                 on_fit: Callable[[Any, Constraints], None] | None = None) -> ActiveResult:
     """Ask ``budget`` pairs, ``batch`` at a time, refitting ``algorithm`` after each batch.
 
     ``n_clusters`` defaults to the number of classes of the data set's labels. Seeds: the strategy
-    draws from ``seed``, the answer noise from ``seed + 1``, every fit uses ``seed``.
+    draws from ``seed``, the answer noise from ``seed + 1``, every fit uses ``seed``. ``max_iter``
+    limits every fit; ``on_fit(run, links)`` is called after every fit (the sweep engine records
+    its metrics there).
     """
     from .registry import get_registry
     from .run import Run
@@ -87,10 +91,13 @@ def active_learn(algorithm: str | type[Algorithm], dataset: Dataset | str,
     out = ActiveResult()
 
     def fit(links: Constraints) -> Any:
-        state = Run(algorithm, dataset, links, dict(params or {}), seed=seed, registry=reg).run()
+        run = Run(algorithm, dataset, links, dict(params or {}), seed=seed, registry=reg)
+        state = run.run(max_iter)
         args = [y, state.labels] + ([links] if m.needs_constraints else [])
         out.n_queries.append(len(out.pairs))
         out.scores.append(float(m.func(*args)))
+        if on_fit is not None:
+            on_fit(run, links)
         return state
 
     links = Constraints.empty(n)

@@ -33,6 +33,7 @@ from .model import Lab, default_lab
 from .predict import PredictGame
 from .presentation import Presentation
 from .setup_controls import SetupControls
+from .suggest import SuggestPair
 from .transport import Transport
 from .widgets import Banner
 from .worker import Executor
@@ -83,6 +84,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.explanation.dock.hide()  # F3 (View menu) shows it; it must not widen a small window
         self.explanation_fit = DockFitter(self, self.explanation.dock)  # never cut on the right
         self._build_menus()
+        self.suggest = SuggestPair(self)  # Ask menu: suggest a pair, answer it (issue 36)
         self.sync_dataset_form()
         self.sync_panes()
         self.set_tool("select")

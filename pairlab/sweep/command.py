@@ -64,6 +64,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--link-noise-model", choices=LINK_NOISE_MODELS, help="how links are corrupted")
     g.add_argument("--label-noise", metavar="F[,F...]",
                    help="shares of points relabelled before links are drawn")
+    g.add_argument("--strategy", action="append", metavar="NAME",
+                   help="a query strategy (repeat): links come from the oracle loop instead of a "
+                        "generator (`pairlab list` names them)")
+    g.add_argument("--queries", metavar="Q[,Q...]", help="query budgets recorded (with --strategy)")
+    g.add_argument("--batch", type=int, default=None, help="pairs asked per refit (with --strategy)")
     g.add_argument("--metric", action="append", metavar="NAME", help="a metric (repeat; default purity)")
     g.add_argument("--trials", type=int, default=None,
                    help="random draws per cell (default 1; with SPEC.toml: overrides its trials)")
@@ -94,9 +99,10 @@ def report(folder: str | os.PathLike[str], draw: Draw | None) -> tuple[dict[str,
     table = folder / str(doc.get("table", ""))
     try:
         rows = read_table(table.read_text(encoding="utf-8"))
-        if isinstance(doc.get("trials"), int) and len(rows) != doc["trials"]:
-            raise ValueError(f"{len(rows)} rows where {doc['name']}.json counts {doc['trials']} "
-                             "trials: the table is truncated or was edited")
+        expected = doc.get("rows", doc.get("trials"))  # a query-strategy trial has a row per budget
+        if isinstance(expected, int) and len(rows) != expected:
+            raise ValueError(f"{len(rows)} rows where {doc['name']}.json counts {expected} "
+                             "rows: the table is truncated or was edited")
         summary = summarize(rows, metrics)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
         raise InvalidInputError(f"cannot read the sweep table {str(table)!r} ({exc}); run the "
@@ -117,7 +123,7 @@ def run(args: argparse.Namespace, draw: Draw | None = None) -> int:
     if args.spec:
         flags = [f for f in ("name", "algorithm", "set", "dataset", "data", "generator", "gen",
                              "budget", "link_noise", "link_noise_model", "label_noise", "metric",
-                             "max_iter") if getattr(args, f)]
+                             "max_iter", "strategy", "queries", "batch") if getattr(args, f)]
         if flags:
             raise InvalidInputError(f"give either SPEC.toml or --{flags[0].replace('_', '-')} and "
                                     "the other flags (with a file, only --trials and --seed apply)")
@@ -133,7 +139,9 @@ def run(args: argparse.Namespace, draw: Draw | None = None) -> int:
     cells = spec.cells()
     if args.dry_run:
         for cell in cells:
-            print(f"{cell.method:<20} {cell.dataset:<24} budget={cell.budget:<6} "
+            what = f"queries={','.join(map(str, cell.queries))} ({cell.strategy})" if cell.strategy \
+                else f"budget={cell.budget:<6}"
+            print(f"{cell.method:<20} {cell.dataset:<24} {what} "
                   f"link_noise={cell.link_noise:<5} label_noise={cell.label_noise}")
         print(f"{len(cells)} cells x {spec.trials} trials = {len(cells) * spec.trials} trials")
         return 0

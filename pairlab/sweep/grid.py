@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["AlgorithmGrid", "Cell", "DatasetGrid", "LinkGrid", "NoiseGrid", "SweepSpec", "content_key",
-           "derive_seed", "trial_seed", "versions_of"]
+__all__ = ["ActiveGrid", "AlgorithmGrid", "Cell", "DatasetGrid", "LinkGrid", "NoiseGrid", "SweepSpec",
+           "content_key", "derive_seed", "trial_seed", "versions_of"]
 
 #: which generator parameters a budget sets (``links.budget_params`` overrides)
 BUDGET_PARAMS: dict[str, tuple[str, ...]] = {
@@ -129,6 +129,17 @@ class NoiseGrid:
 
 
 @dataclass(frozen=True)
+class ActiveGrid:
+    """A query-strategy axis: links come from the oracle loop (:func:`pairlab.active.active_learn`)
+    asking each strategy ``batch`` pairs at a time; rows at every count in ``budgets``."""
+
+    strategies: list[str]
+    budgets: list[int]
+    batch: int = 1
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Cell:
     """One combination of the factors (everything a trial needs besides its index and seeds)."""
 
@@ -145,9 +156,17 @@ class Cell:
     link_noise_model: str
     link_noise: float
     label_noise: float
+    strategy: str | None = None  # a query strategy: the trial runs the oracle loop
+    queries: tuple[int, ...] = ()  # the query counts it records (budget is the largest)
+    batch: int = 1
+    strategy_params: dict[str, Any] = field(default_factory=dict)
 
     def describe(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        if self.strategy is None:  # a sweep without strategies keeps its keys
+            for k in ("strategy", "queries", "batch", "strategy_params"):
+                del out[k]
+        return out
 
     def data_key(self) -> str:
         return "data|" + canonical([self.data_name, self.data_params])
@@ -175,30 +194,42 @@ class SweepSpec:
     seed: int = 0
     max_iter: int | None = None
     name: str = "sweep"
+    active: ActiveGrid | None = None
 
     def cells(self) -> list[Cell]:
-        """Every cell, in a fixed order: data set, budget, label noise, link noise, method."""
+        """Every cell, in a fixed order: data set, budget (or query strategy), label noise, link
+        noise, method. With a query-strategy axis one cell per strategy records every query
+        budget (the table has a row per budget)."""
         out = []
+        act = self.active
+        budgets: list[Any] = act.strategies if act else self.links.budgets
         for ds in self.datasets:
             for dvals in _axes(ds.params):
                 dlabel = " ".join(filter(None, [ds.label, _suffix(dvals, ds.params)]))
-                for budget in self.links.budgets:
+                for budget in budgets:
                     for label_noise in self.noise.label:
                         for link_noise in self.noise.link:
                             for algo in self.algorithms:
                                 for avals in _axes(algo.params):
                                     method = " ".join(filter(None, [algo.label,
                                                                     _suffix(avals, algo.params)]))
+                                    if act is None:
+                                        out.append(Cell(
+                                            method, algo.name, avals, dlabel, ds.name, dvals,
+                                            self.links.generator, dict(self.links.params), budget,
+                                            tuple(self.links.budget_params), self.noise.link_model,
+                                            link_noise, label_noise))
+                                        continue
                                     out.append(Cell(
-                                        method, algo.name, avals, dlabel, ds.name, dvals,
-                                        self.links.generator, dict(self.links.params), budget,
-                                        tuple(self.links.budget_params), self.noise.link_model,
-                                        link_noise, label_noise))
+                                        method, algo.name, avals, dlabel, ds.name, dvals, None, {},
+                                        max(act.budgets), (), self.noise.link_model, link_noise,
+                                        label_noise, budget, tuple(act.budgets), act.batch,
+                                        dict(act.params.get(budget, {}))))
         return out
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as plain data (written to the sweep's JSON: every axis as a list of values)."""
-        return {
+        out = {
             "name": self.name, "seed": self.seed, "trials": self.trials, "metrics": self.metrics,
             "max_iter": self.max_iter,
             "algorithms": [{"name": a.name, "label": a.label, "params": a.params}
@@ -209,3 +240,7 @@ class SweepSpec:
             "noise": {"link_model": self.noise.link_model, "link": self.noise.link,
                       "label": self.noise.label},
         }
+        if self.active is not None:
+            out["active"] = {"strategies": self.active.strategies, "budget": self.active.budgets,
+                             "batch": self.active.batch, "params": self.active.params}
+        return out

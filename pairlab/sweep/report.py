@@ -1,8 +1,9 @@
 """What a sweep's figures show, as numbers (Qt-free; :mod:`.figures` draws it).
 
 One figure per metric; one panel per data set (and per level of any other swept factor); in each
-panel, the metric's mean against the swept factor (the link budget, else the link noise, else the
-label noise) with one curve per method and a band of ± 1 s.d. over the trials.
+panel, the metric's mean against the swept factor (the link budget or number of queries, else the
+link noise, else the label noise) with one curve per method (and query strategy) and a band of
+± 1 s.d. over the trials.
 """
 
 from __future__ import annotations
@@ -53,9 +54,12 @@ def panels(summary: Sequence[dict[str, Any]], metric: str, generator: str | None
     groups: dict[tuple[str, ...], dict[str, list[tuple[float, float, float]]]] = {}
     for s in summary:
         panel = (s["dataset"], *[f"{k.replace('_', ' ')} {s[k]}" for k in others])
-        groups.setdefault(panel, {}).setdefault(s["method"], []).append(
+        curve = f"{s['method']} · {s['strategy']}" if s.get("strategy") else s["method"]
+        groups.setdefault(panel, {}).setdefault(curve, []).append(
             (_float(s[key]), _float(s[f"{metric}_mean"]), _float(s[f"{metric}_std"])))
-    if key == "budget" and generator:
+    if key == "budget" and any(s.get("strategy") for s in summary):
+        label = "number of queries (one curve per query strategy)"
+    elif key == "budget" and generator:
         label = f"link budget ({generator})"
     out = []
     for panel, methods in groups.items():

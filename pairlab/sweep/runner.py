@@ -14,12 +14,13 @@ import json
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..atomic import atomic_write_text
 from ..registry import get_registry
+from .active_trial import run_active_trial
 from .engine import STDERR, EngineResult, run_tasks
 from .executors import Executor, Task
 from .fingerprint import code_fingerprint
@@ -59,14 +60,17 @@ def cell_key(spec: SweepSpec, cell: Cell) -> str:
     """Content hash of a cell with everything its trials depend on (the code included)."""
     from .. import __version__
 
+    reg = get_registry()
+    versions = {"pairlab": __version__, "algorithm": _plugin_version("algorithms", cell.algorithm),
+                "dataset": _plugin_version("datasets", cell.data_name)}
+    modules = [reg.algorithm(cell.algorithm).__module__,
+               getattr(reg.dataset(cell.data_name).load, "__module__", "")]
+    if cell.strategy:  # a query-strategy cell depends on the strategy's code too
+        versions["strategy"] = _plugin_version("query_strategies", cell.strategy)
+        modules.append(reg.query_strategy(cell.strategy).__module__)
     return content_key({"kind": "sweep-cell", "cell": cell.describe(), "seed": spec.seed,
                         "metrics": spec.metrics, "max_iter": spec.max_iter,
-                        "versions": {"pairlab": __version__,
-                                     "algorithm": _plugin_version("algorithms", cell.algorithm),
-                                     "dataset": _plugin_version("datasets", cell.data_name)},
-                        "code": code_fingerprint(
-                            get_registry().algorithm(cell.algorithm).__module__,
-                            getattr(get_registry().dataset(cell.data_name).load, "__module__", ""))})
+                        "versions": versions, "code": code_fingerprint(*modules)})
 
 
 def sweep_tasks(spec: SweepSpec) -> tuple[list[Task], list[tuple[Cell, str, int, dict[str, int]]]]:
@@ -76,7 +80,7 @@ def sweep_tasks(spec: SweepSpec) -> tuple[list[Task], list[tuple[Cell, str, int,
         key = cell_key(spec, cell)
         for t in range(spec.trials):
             seeds = cell.seeds(spec.seed, t)
-            tasks.append(Task(f"{key}-{t:05d}", run_trial,
+            tasks.append(Task(f"{key}-{t:05d}", run_active_trial if cell.strategy else run_trial,
                               (cell, t, seeds, list(spec.metrics), spec.max_iter),
                               f"{cell.method} on {cell.dataset}, trial {t}"))
             meta.append((cell, key, t, seeds))
@@ -97,7 +101,15 @@ def run_sweep(spec: SweepSpec, out_dir: str | os.PathLike[str], executor: Execut
         outcome = dict(value or {})
         if error:  # not the trial but its task failed (e.g. a worker died): not stored, rerun retries
             outcome["error"] = error
-        rows.append(table_row(cell, key, t, seeds, outcome, spec.metrics))
+        if not cell.strategy:
+            rows.append(table_row(cell, key, t, seeds, outcome, spec.metrics))
+            continue
+        for q in cell.queries:  # a query-strategy trial: a row per query budget, its own cell id
+            at = dict(outcome.get("curve", {}).get(str(q), {}))
+            at["error"] = ("" if at else outcome.get("error") or f"no record after {q} queries")
+            at["warnings"] = outcome.get("warnings", "")
+            rows.append(table_row(replace(cell, budget=q), content_key([key, q]), t, seeds, at,
+                                  spec.metrics))
     table = out / f"{spec.name}.csv"
     text = write_csv(rows, columns(spec.metrics))
     atomic_write_text(table, text)
@@ -109,7 +121,7 @@ def run_sweep(spec: SweepSpec, out_dir: str | os.PathLike[str], executor: Execut
         cells.setdefault(key[:12], {"key": key, **cell.describe()})
     doc = {"kind": KIND, "name": spec.name, "spec": spec.to_dict(),
            "table": table.name, "summary": summary_table.name,
-           "trials": len(tasks), "failures": sum(bool(r["error"]) for r in rows),
+           "trials": len(tasks), "rows": len(rows), "failures": sum(bool(r["error"]) for r in rows),
            "engine": {"executor": ran.executor, "stored": ran.stored, "ran": ran.ran,
                       "corrupt_recomputed": len(ran.corrupt)},
            "cells": list(cells.values()),

@@ -33,6 +33,12 @@ TOML layout (every key optional except ``algorithms`` and ``datasets``)::
     link = [0.0, 0.1]
     label = [0.0]             # share of points relabelled before links are drawn (SCSSAP type 2)
 
+    [active]                  # a query-strategy axis instead of [links] (docs/sweeps.md)
+    strategies = ["random", "explore-consolidate"]
+    budget = [0, 10, 20, 50]  # query counts; each trial asks up to the largest, a row per count
+    batch = 1                 # pairs asked per refit (every budget a multiple of it)
+    params = { npu = { sigma = 1.0 } }   # per strategy (optional)
+
 A parameter whose value is an array (e.g. ``means_init``) takes one value (no axis).
 """
 
@@ -54,6 +60,7 @@ from ..params import Param, resolve_params
 from .grid import (
     BUDGET_PARAMS,
     LINK_NOISE_MODELS,
+    ActiveGrid,
     AlgorithmGrid,
     DatasetGrid,
     LinkGrid,
@@ -66,7 +73,9 @@ __all__ = ["load_spec", "parse_spec", "spec_from_args"]
 #: the largest link count a budget may ask for (10^9 pairs are 16 GB as int64)
 MAX_BUDGET = 10**9
 TOP_KEYS = ("name", "seed", "trials", "metrics", "max_iter", "algorithms", "datasets", "links",
-            "noise")
+            "noise", "active")
+#: the largest query budget of a query-strategy axis (every query is a refit)
+MAX_QUERIES = 100_000
 
 
 class SpecError(InvalidInputError):
@@ -225,7 +234,14 @@ def parse_spec(data: Mapping[str, Any], *, registry: Any = None) -> SweepSpec:
     noise = NoiseGrid(model, _levels(noise_data.get("link", 0.0), "noise.link",
                                      0.5 if model == "flip-prob" else 1.0),
                       _levels(noise_data.get("label", 0.0), "noise.label"))
-    if (noise.link != [0.0] or noise.label != [0.0]) and links.generator is None:
+    active = _active(data.get("active"), reg)
+    if active is not None and (links.generator is not None or noise.label != [0.0]):
+        raise SpecError("active: with query strategies the links come from the oracle loop: remove "
+                        "[links] and noise.label (noise.link is the answers' noise)")
+    if active is not None and noise.link != [0.0] and model == "flip-fraction":
+        raise SpecError("noise.link_model: the oracle's answers are noised one at a time, where "
+                        "flip-fraction flips all or none: use \"flip-prob\" or \"e-matrix\"")
+    if (noise.link != [0.0] or noise.label != [0.0]) and links.generator is None and active is None:
         raise SpecError("noise: link and label noise need links (give [links] generator = ...)")
 
     def whole(key: str, default: Any, low: int) -> Any:
@@ -238,7 +254,52 @@ def parse_spec(data: Mapping[str, Any], *, registry: Any = None) -> SweepSpec:
 
     return SweepSpec(algorithms, datasets, links, noise, metrics, whole("trials", 1, 1),
                      whole("seed", 0, 0), whole("max_iter", None, 1),
-                     check_name(data.get("name", "sweep")))
+                     check_name(data.get("name", "sweep")), active)
+
+
+def _active(table: Any, reg: Any) -> ActiveGrid | None:
+    """The ``[active]`` table checked: known strategies, whole budgets, batch, parameters."""
+    if table is None:
+        return None
+    if not isinstance(table, Mapping):
+        raise SpecError(f"active must be a table (strategies = [...], budget = [...]), got {table!r}")
+    _unknown_keys(table, ("strategies", "budget", "batch", "params"), "active")
+    names = _as_list(table.get("strategies", []))
+    if not names or len(set(names)) != len(names):
+        raise SpecError("active.strategies: name one or more distinct query strategies "
+                        f"(e.g. [\"random\", \"minmax\"]), got {names!r}")
+    known = reg.names("query_strategies")
+    for n in names:
+        if n not in known:
+            raise SpecError(f"active.strategies: unknown query strategy {n!r}.{_suggest(str(n), known)}")
+    classes = {n: reg.query_strategy(n) for n in names}
+    batch = table.get("batch", 1)
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise SpecError(f"active.batch must be a whole number >= 1, got {batch!r}")
+    budgets = _as_list(table.get("budget", [0]))
+    for b in budgets:
+        if isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= MAX_QUERIES or b % batch:
+            raise SpecError(f"active.budget: query counts are whole numbers in [0, {MAX_QUERIES:,}] "
+                            f"and multiples of the batch ({batch}), got {b!r}")
+    if len(set(budgets)) != len(budgets):
+        raise SpecError(f"active.budget: a query count is given twice: {budgets!r}")
+    params = table.get("params", {})
+    if not isinstance(params, Mapping):
+        raise SpecError(f"active.params must be a table of strategy = {{ parameters }}, got {params!r}")
+    checked: dict[str, dict[str, Any]] = {}
+    for name, values in params.items():
+        if name not in classes:
+            raise SpecError(f"active.params: {name!r} is not one of the sweep's strategies."
+                            f"{_suggest(name, classes)}")
+        if not isinstance(values, Mapping):
+            raise SpecError(f"active.params.{name} must be a table of parameters, got {values!r}")
+        specs = classes[name].params
+        try:
+            resolved = resolve_params(specs, dict(values), owner=f"query strategy {name!r}")
+        except InvalidInputError as exc:
+            raise SpecError(f"active.params.{name}: {exc}") from None
+        checked[name] = {p.name: p.to_json(resolved[p.name]) for p in specs if p.name in values}
+    return ActiveGrid(list(names), sorted(budgets), batch, checked)
 
 
 def check_name(name: Any) -> str:
@@ -321,6 +382,13 @@ def spec_from_args(args: argparse.Namespace) -> SweepSpec:
         if args.budget:
             links["budget"] = [_value(t) for t in args.budget.split(",")]
         data["links"] = links
+    if getattr(args, "strategy", None) or getattr(args, "queries", None):
+        active: dict[str, Any] = {"strategies": args.strategy or []}
+        if args.queries:
+            active["budget"] = [_value(t) for t in args.queries.split(",")]
+        if args.batch is not None:
+            active["batch"] = args.batch
+        data["active"] = active
     noise: dict[str, Any] = {}
     if args.link_noise:
         noise["link"] = [float(t) for t in args.link_noise.split(",")]

@@ -24,7 +24,7 @@ __all__ = ["FACTOR_COLUMNS", "TIMING_COLUMNS", "columns", "read_table", "summari
            "write_csv"]
 
 FACTOR_COLUMNS = ("method", "algorithm", "params", "dataset", "data_name", "data_params",
-                  "generator", "link_params", "budget", "link_noise_model", "link_noise",
+                  "generator", "link_params", "strategy", "budget", "link_noise_model", "link_noise",
                   "label_noise")
 SEED_COLUMNS = ("data_seed", "link_seed", "fit_seed")
 OUTCOME_COLUMNS = ("n_samples", "n_must_link", "n_cannot_link", "n_seeds", "iterations", "converged",
@@ -97,7 +97,7 @@ def summarize(rows: Sequence[dict[str, str]], metrics: Sequence[str]) -> list[di
     out = []
     for group in groups.values():
         ok = [r for r in group if not r["error"]]
-        entry: dict[str, Any] = {k: group[0][k] for k in SUMMARY_KEYS}
+        entry: dict[str, Any] = {k: group[0].get(k, "") for k in SUMMARY_KEYS}
         entry["trials"] = len(group)
         entry["failures"] = len(group) - len(ok)
         for m in metrics:

@@ -234,22 +234,20 @@ class Uncertainty(QueryStrategy):
         p = pair_same_probability(resp, i, j)
         gain = binary_entropy(p)
         comp = links.component_index if len(links) else np.arange(self.n)
-        done = asked(links)
         gain[comp[i] == comp[j]] = -1.0  # already decided by the links
         order = np.argsort(-gain, kind="stable")
-        out = []
-        for k in order.tolist():
-            key = (int(min(i[k], j[k])), int(max(i[k], j[k])))
-            if key not in done:
-                out.append(key)
-                if len(out) == batch:
-                    break
-        if len(out) < batch:
+        lo, hi = np.minimum(i, j)[order], np.maximum(i, j)[order]
+        done = np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1, 2)
+                               for a in (links.must_link, links.cannot_link)])
+        done_keys = done.min(axis=1) * self.n + done.max(axis=1)
+        fresh = ~np.isin(lo * self.n + hi, done_keys)  # pairs not asked yet, best first
+        if int(fresh.sum()) < batch:
             raise InvalidInputError("no undecided pairs left among the candidates")
+        out = np.column_stack([lo[fresh][:batch], hi[fresh][:batch]]).astype(np.int64)
         k0 = order[0]
         self.reason = (f"P(same cluster) = {p[k0]:.3f}, expected information gain "
                        f"{gain[k0]:.3f} nats")
-        return np.asarray(out, dtype=np.int64)
+        return out
 
 
 STRATEGIES = (RandomQuery, ExploreConsolidate, MinMax, NPU, Uncertainty)
