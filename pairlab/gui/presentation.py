@@ -102,7 +102,7 @@ class Presentation(Controller):
                                 checkable=True, tip="Fit the objective plot to iterations 1 on "
                                 "(iteration 0 flattens the curve)")
         self.act_skip_first.setChecked(True)
-        self.act_trails = A("Trails of the means", self.toggle_view, "Shift+M", checkable=True,
+        self.act_trails = A("Trails of the means", self.toggle_view, "Shift+T", checkable=True,
                             tip="Draw how each cluster's mean moved over the iterations so far")
         self.act_fit = A("Show all data", self.fit_views, "0")
         self.act_reset_objective = A("Reset objective zoom", self.reset_objective_zoom, "A",
@@ -313,7 +313,7 @@ class Presentation(Controller):
             view.objective.reset_zoom()
 
     def _show_trails(self, view: PaneView, pane: Pane, latest: bool) -> None:
-        """The means' trails up to the state shown (Trails of the means, Shift+M)."""
+        """The means' trails up to the state shown (Trails of the means, Shift+T)."""
         run, frame = pane.run, view.frame
         if not self.show_trails or run is None or frame is None or self.lab.view_map is None:
             view.trails.show(None, None)

@@ -88,3 +88,20 @@ def test_a_chosen_neighbourhood_strategy_without_a_model_and_no_pair_to_answer(q
     act.trigger()
     _press(qtbot, window, QtCore.Qt.Key.Key_Q)
     assert s.pair is not None and s.reason[0].startswith("Strategy explore-consolidate: explore")
+
+
+def test_no_two_actions_share_a_shortcut(qtbot, registry):
+    """Every action's key in the whole window is its own (the suggest-a-pair answers and the
+    trails once both took Shift+M; window.actions() alone did not see the menus' actions)."""
+    from PySide6.QtGui import QAction
+
+    window = make_window(qtbot, registry, ("gmm",), n=60, links=(0, 0),
+                         params={0: {"n_components": 2}})
+    seen: dict[str, str] = {}
+    for action in window.findChildren(QAction):
+        for key in action.shortcuts():
+            text = key.toString()
+            if text:
+                assert text not in seen, f"{text!r}: {seen.get(text)!r} and {action.text()!r}"
+                seen[text] = action.text()
+    assert "Shift+T" in seen and "Shift+M" in seen
