@@ -117,3 +117,22 @@ def test_qt_frame_key_is_beside_the_panels(frames, tmp_path):
             assert not key.intersects(canvas.vb.sceneBoundingRect())
         assert fig.widget.sceneRect().contains(key)
     assert _border_is_blank(tmp_path / "f.png")
+
+
+@pytest.mark.slow
+def test_ppc_fig12_key_is_off_panel_d(tmp_path):
+    """The recipe whose key covered points in panel (d), drawn by matplotlib."""
+    from pairlab.registry import get_registry
+    from pairlab.reproduce import reproduce
+
+    recipe = get_registry().reproduction("ppc-fig12")
+    doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options=recipe.options({"quick": True}),
+                    progress=None, backend="matplotlib", formats=["png"])
+    (fig,) = doc.figures
+    renderer = fig.canvas.get_renderer()
+    (key,) = fig.legends
+    box = key.get_window_extent(renderer)
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == 4
+    assert all(not _overlap(box, ax.get_window_extent(renderer)) for ax in panels)
+    assert _border_is_blank(tmp_path / "ppc-fig12.png")
