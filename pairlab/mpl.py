@@ -41,6 +41,8 @@ __all__ = [
     "draw_frames",
     "draw_run",
     "draw_state",
+    "fit_to_content",
+    "key_outside",
     "require_matplotlib",
     "save_figure",
 ]
@@ -188,6 +190,44 @@ def add_legend(ax: Any, *, classes: int = 0, style: Style | None = None) -> Any:
     return ax.legend(handles=handles, loc="upper right", fontsize=s.font_size * 0.8, framealpha=0.85)
 
 
+def _renderer(figure: Any) -> Any:
+    """The figure's renderer (an Agg canvas is attached to a pyplot-free Figure)."""
+    if not hasattr(figure.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(figure)
+    return figure.canvas.get_renderer()
+
+
+def key_outside(figure: Any, handles: Sequence[Any], labels: Sequence[str], *,
+                style: Style | None = None) -> Any:
+    """One key for the whole ``figure`` right of its panels, never over the data: the figure is
+    widened by the key's width (constrained layout keeps the panels' size). Returns the Legend."""
+    s = style or Style()
+    legend = figure.legend(list(handles), list(labels), loc="outside right upper",
+                           fontsize=s.font_size * 0.8, frameon=False)
+    width = legend.get_window_extent(_renderer(figure)).width / figure.dpi
+    w, h = figure.get_size_inches()
+    figure.set_size_inches(w + width + 0.15, h)
+    return legend
+
+
+def fit_to_content(figure: Any) -> Any:
+    """Widen or heighten ``figure`` until everything drawn (a long title, the notes) is inside it:
+    matplotlib cuts what runs past the figure's edges. Returns the figure."""
+    for _ in range(3):
+        renderer = _renderer(figure)
+        figure.draw_without_rendering()
+        tight = figure.get_tightbbox(renderer)
+        w, h = figure.get_size_inches()
+        over_x = max(0.0, -tight.x0) + max(0.0, tight.x1 - w)
+        over_y = max(0.0, -tight.y0) + max(0.0, tight.y1 - h)
+        if over_x < 0.01 and over_y < 0.01:
+            break
+        figure.set_size_inches(w + over_x + 0.1 * (over_x > 0), h + over_y + 0.1 * (over_y > 0))
+    return figure
+
+
 def save_figure(figure: Any, path: str | os.PathLike[str], *, dpi: float = 100) -> Path:
     """Write ``figure`` to ``path`` as PNG, SVG or PDF (by suffix); returns the path."""
     path = Path(path)
@@ -200,6 +240,7 @@ def save_figure(figure: Any, path: str | os.PathLike[str], *, dpi: float = 100) 
     # no date and fixed SVG ids keep a file the same bit for bit when drawn twice
     metadata: dict[str, Any] = {"png": {"Software": None}, "svg": {"Date": None},
                                 "pdf": {"CreationDate": None}}[path.suffix.lower()[1:]]
+    fit_to_content(figure)
     with matplotlib.rc_context({"svg.hashsalt": "pairlab"}):
         figure.savefig(path, dpi=dpi, metadata=metadata)
     return path
@@ -229,8 +270,10 @@ def draw_frames(frames: Sequence[Frame], path: str | os.PathLike[str] | None = N
         draw_frame(frame, ax, style=s, view_range=rect)
     for ax in axes[len(frames):]:
         ax.set_visible(False)
-    if legend:
-        add_legend(axes[len(frames) - 1], classes=frames[-1].n_true_classes, style=s)
+    if legend:  # right of the panels, so the key covers no point
+        key = add_legend(axes[len(frames) - 1], classes=frames[-1].n_true_classes, style=s)
+        key.remove()
+        key_outside(fig, key.legend_handles, [t.get_text() for t in key.get_texts()], style=s)
     if title:
         fig.suptitle(title, fontsize=s.title_size + 3, color=_rgb(INK))
     if notes:

@@ -19,7 +19,7 @@ import numpy as np
 from .draw.geometry import data_bounds, region_bounds
 from .draw.palette import INK, OKABE_ITO, SYMBOLS, Style
 from .errors import InvalidInputError
-from .mpl import MARKERS, draw_frames, require_matplotlib, save_figure
+from .mpl import MARKERS, draw_frames, key_outside, require_matplotlib, save_figure
 
 __all__ = ["draw_curves", "draw_panels"]
 
@@ -39,7 +39,14 @@ def _rgb(c: Sequence[int], alpha: float = 1.0) -> tuple[float, float, float, flo
     return (c[0] / 255, c[1] / 255, c[2] / 255, alpha)
 
 
-def _draw_series(ax: Any, panel: Any, s: Style) -> None:
+def key_of(ser: Any) -> tuple[Any, ...]:
+    """What tells two series apart in a figure's key: label and look (one entry per key)."""
+    return (ser.label, tuple(ser.rgb) if ser.rgb else ser.colour, ser.dashed, ser.symbol, ser.hollow,
+            ser.markers)
+
+
+def _draw_series(ax: Any, panel: Any, s: Style) -> list[Any]:
+    drawn = []
     for ser in panel.series:
         rgb = ser.rgb or OKABE_ITO[ser.colour % len(OKABE_ITO)]
         x, y = np.asarray(ser.x, dtype=float), np.asarray(ser.y, dtype=float)
@@ -47,13 +54,16 @@ def _draw_series(ax: Any, panel: Any, s: Style) -> None:
             ax.fill_between(x, np.asarray(ser.lower, dtype=float), np.asarray(ser.upper, dtype=float),
                             color=_rgb(rgb, 0.18), linewidth=0)
         symbol = ser.symbol or SYMBOLS[ser.colour % len(SYMBOLS)]
-        ax.plot(x, y, color=_rgb(rgb), linestyle="--" if ser.dashed else "-",
-                linewidth=s.line_width * 0.72 * ser.weight, label=ser.label,
-                marker=MARKERS.get(symbol, "o") if ser.markers else None,
-                markersize=5 * ser.weight, markerfacecolor="none" if ser.hollow else _rgb(rgb))
+        line, = ax.plot(x, y, color=_rgb(rgb), linestyle="--" if ser.dashed else "-",
+                        linewidth=s.line_width * 0.72 * ser.weight, label=ser.label,
+                        marker=MARKERS.get(symbol, "o") if ser.markers else None,
+                        markersize=5 * ser.weight, markerfacecolor="none" if ser.hollow else _rgb(rgb))
+        drawn.append(line)
+    return drawn
 
 
-def _draw_bars(ax: Any, panel: Any, s: Style) -> None:
+def _draw_bars(ax: Any, panel: Any, s: Style) -> list[Any]:
+    drawn = []
     n = max(1, len(panel.series))
     width = 0.8 / n
     for j, ser in enumerate(panel.series):
@@ -63,10 +73,11 @@ def _draw_bars(ax: Any, panel: Any, s: Style) -> None:
         err = None
         if ser.lower is not None and ser.upper is not None:
             err = np.vstack([y - np.asarray(ser.lower, dtype=float), np.asarray(ser.upper, dtype=float) - y])
-        ax.bar(x, y, width * 0.92, color=_rgb(rgb), edgecolor="white", label=ser.label, yerr=err,
-               ecolor=_rgb(INK), capsize=3)
+        drawn.append(ax.bar(x, y, width * 0.92, color=_rgb(rgb), edgecolor="white", label=ser.label,
+                            yerr=err, ecolor=_rgb(INK), capsize=3))
     names = list(panel.categories or ())
     ax.set_xticks(range(len(names)), names)
+    return drawn
 
 
 def draw_curves(panels: Sequence[Any], path: str | os.PathLike[str] | None = None, *,
@@ -87,20 +98,24 @@ def draw_curves(panels: Sequence[Any], path: str | os.PathLike[str] | None = Non
     fig = PairlabFigure(figsize=(panel_size[0] / 100 * ncols, panel_size[1] / 100 * nrows + extra),
                         layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    key: dict[tuple[Any, ...], Any] = {}  # one entry per series look, over all panels
     for ax, panel in zip(axes, panels, strict=False):
         ax.set_title(panel.title, fontsize=s.title_size, color=_rgb(INK))
         if panel.message or not panel.series:
             ax.text(0.5, 0.5, panel.message or "no data", transform=ax.transAxes, ha="center")
             continue
-        (_draw_bars if panel.categories else _draw_series)(ax, panel, s)
+        drawn = (_draw_bars if panel.categories else _draw_series)(ax, panel, s)
         ax.set_xlabel(panel.x_label)
         ax.set_ylabel(panel.y_label)
         if panel.y_range is not None:
             ax.set_ylim(*panel.y_range)
-        if panel.legend:
-            ax.legend(fontsize=s.font_size * 0.8)
+        if panel.legend or panel.categories:
+            for ser, artist in zip(panel.series, drawn, strict=True):
+                key.setdefault(key_of(ser), (artist, ser.label))
     for ax in axes[len(panels):]:
         ax.set_visible(False)
+    if key:  # right of the panels: a key inside a panel covers its curves
+        key_outside(fig, [a for a, _ in key.values()], [label for _, label in key.values()], style=s)
     if title:
         fig.suptitle(title, fontsize=s.title_size + 3, color=_rgb(INK))
     if notes:

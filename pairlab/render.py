@@ -36,6 +36,8 @@ from .gui.figure import (
     add_notes,
     ensure_app,
     export_scene,
+    figure_key,
+    key_width,
     notes_height,
     qimage_to_array,
     quiet_offscreen,
@@ -131,7 +133,7 @@ def render_run(run: Any, path: str | os.PathLike[str] | None = None, *, index: i
                         decision_regions=regions, init_means=init, **kwargs)
 
 
-def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
+def _draw_bars(plot: Any, panel: CurvePanel, s: Style) -> list[Any]:
     """Grouped bars (one group per category, one bar per series) with whiskers."""
     import pyqtgraph as pg
 
@@ -140,7 +142,7 @@ def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
 
     n_series = max(1, len(panel.series))
     width = 0.8 / n_series
-    tops = []
+    tops, drawn = [], []
     for j, ser in enumerate(panel.series):
         rgb = OKABE_ITO[ser.colour % len(OKABE_ITO)]
         y = np.asarray(ser.y, dtype=float)
@@ -149,7 +151,7 @@ def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
         bars = pg.BarGraphItem(x=x[ok], height=y[ok], width=width * 0.92,
                                brush=pg.mkBrush(qcolor(rgb)), pen=pg.mkPen(255, 255, 255, width=0.8))
         plot.addItem(bars)
-        legend.addItem(bars, ser.label)
+        drawn.append(bars)
         tops.append(y[ok])
         if ser.lower is not None and ser.upper is not None:
             lo, hi = np.asarray(ser.lower, dtype=float), np.asarray(ser.upper, dtype=float)
@@ -166,6 +168,7 @@ def _draw_bars(plot: Any, legend: Any, panel: CurvePanel, s: Style) -> None:
     else:
         top = max((float(t.max()) for t in tops if t.size), default=1.0)
         plot.setYRange(0, top * 1.08, padding=0)
+    return drawn
 
 
 # -- curve figures (reproductions: purity against the number of links) -----------------------
@@ -198,8 +201,9 @@ class CurvePanel:
 
     With ``categories`` (one name per x = 0, 1, ...) the series are drawn as grouped bars with
     whiskers from ``lower`` to ``upper`` and the names label the x axis (bar charts such as
-    Shental et al. Fig. 5); NaN values leave their bar out. ``legend=False`` leaves the panel's
-    legend out (panels that repeat another panel's series)."""
+    Shental et al. Fig. 5); NaN values leave their bar out. The figure has one key right of its
+    panels, listing each series once; ``legend=False`` leaves the panel's series out of it (panels
+    that repeat another panel's series)."""
 
     title: str
     series: Sequence[CurveSeries] = ()
@@ -222,6 +226,7 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
 
     from .draw.palette import GREY, INK, OKABE_ITO, SYMBOLS
     from .gui.qtpaint import cache_axis, make_pen, qcolor
+    from .mpl_curves import key_of
 
     ensure_app()
     if not panels:
@@ -239,6 +244,7 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
             widget.addLabel(title, row=0, col=0, colspan=ncols, size=f"{s.title_size + 3}pt",
                             color="#191919")
         font_px = {"font-size": f"{s.font_size}pt", "color": "#333333"}
+        entries: dict[tuple[Any, ...], tuple[Any, str]] = {}  # one key entry per series look
         for k, panel in enumerate(panels):
             row, col = divmod(k, ncols)
             plot = widget.addPlot(row=row + (1 if title else 0), col=col)
@@ -266,13 +272,10 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                 plot.hideAxis("left")
                 plot.hideAxis("bottom")
                 continue
-            legend = None
-            if panel.legend or panel.categories is not None:
-                legend = plot.addLegend(offset=(-8, -8), labelTextSize=f"{s.font_size}pt",
-                                        brush=pg.mkBrush(255, 255, 255, 215), pen=pg.mkPen(GREY),
-                                        labelTextColor=qcolor(INK))
+            listed = panel.legend or panel.categories is not None
             if panel.categories is not None:
-                _draw_bars(plot, legend, panel, s)
+                for ser, bars in zip(panel.series, _draw_bars(plot, panel, s), strict=True):
+                    entries.setdefault(key_of(ser), (bars, ser.label))
                 continue
             for ser in panel.series:
                 rgb = ser.rgb or OKABE_ITO[ser.colour % len(OKABE_ITO)]
@@ -295,10 +298,15 @@ def render_curves(panels: Sequence[CurvePanel], path: str | os.PathLike[str] | N
                     x, np.asarray(ser.y, dtype=float),
                     pen=make_pen(rgb, s.line_width * 1.3 * ser.weight, style=style_), **marks)
                 plot.addItem(item)
-                if legend is not None:
-                    legend.addItem(item, ser.label)
+                if listed:
+                    entries.setdefault(key_of(ser), (item, ser.label))
             if panel.y_range is not None:
                 plot.setYRange(*panel.y_range, padding=0.02)
+        if entries:  # right of the panels: a key inside a panel covers its curves
+            key = figure_key(widget, s, row=1 if title else 0, col=ncols, rowspan=nrows)
+            for item, label in entries.values():
+                key.addItem(item, label)
+            widget.resize(widget.width() + key_width(key), widget.height())
         add_notes(widget, notes, row=nrows + (1 if title else 0), ncols=ncols, style=s)
         widget.show()
         QtCore.QCoreApplication.processEvents()

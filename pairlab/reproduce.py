@@ -197,6 +197,8 @@ def reproduce_all(
             recipe.quick_trials if args.quick else None)
         if progress is not None:
             print(f"== {recipe.name}: {recipe.title}", file=progress, flush=True)
+            if expected := expected_time(recipe, trials):
+                print(expected, file=progress, flush=True)
         try:
             doc = reproduce(recipe, out / recipe.name, trials=trials, seed=args.seed,
                             jobs=args.jobs, options=recipe_options(recipe, args, strict=False),
@@ -226,6 +228,15 @@ def reproduce_all(
                                       if load else "n/a")}
     write_index(out, entries, header)
     return entries
+
+
+def expected_time(recipe: Reproduction, trials: int | None) -> str | None:
+    """The line printed before a default run (``trials`` None) of a recipe that states its measured
+    time (:attr:`~pairlab.reproduction.Reproduction.run_time`); None otherwise."""
+    if trials is not None or not recipe.run_time:
+        return None
+    return (f"{recipe.name}: a default run ({recipe.default_trials} trial(s)) takes long. "
+            f"{recipe.run_time} (--quick: {recipe.quick_trials} trial(s))")
 
 
 def printed_counts(docs: Sequence[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
@@ -409,6 +420,8 @@ def run(args: argparse.Namespace) -> int:
     trials = args.trials if args.trials is not None else (
         recipe.quick_trials if args.quick else None)
     out = args.out or os.path.join("reproductions", recipe.name)
+    if expected := expected_time(recipe, trials):
+        print(expected, file=sys.stderr, flush=True)
     doc = reproduce(recipe, out, trials=trials, seed=args.seed, jobs=args.jobs,
                     options=recipe_options(recipe, args), render=not args.no_render,
                     argv=getattr(args, "argv", None), scheduler=args.scheduler, fresh=args.fresh,

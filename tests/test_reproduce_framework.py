@@ -283,3 +283,33 @@ def test_printed_counts_per_paper_leave_out_extensions():
             {"paper": "A", "claims": [c(True), c(True, extension=True)]},
             {"paper": "B", "claims": [{"held": False}]}]
     assert printed_counts(docs) == {"A": (4, 2, 1), "B": (0, 0, 0)}
+
+
+def test_a_default_run_announces_its_measured_time_before_it_starts(capsys, monkeypatch):
+    from pairlab import cli
+    from pairlab.reproduce import expected_time
+
+    class Slow(MeanOfGMMs):
+        name = "slow-demo"
+        run_time = "Measured: 12 min wall (demo)."
+
+    slow = Slow()
+    line = expected_time(slow, None)
+    assert line is not None and "12 min wall" in line and "slow-demo" in line
+    assert expected_time(slow, 3) is None  # --quick and --trials say how many: no estimate
+    assert expected_time(MeanOfGMMs(), None) is None  # nothing measured, nothing printed
+
+    import pairlab.reproduce as rp
+    from pairlab.registry import get_registry
+
+    class Stop(Exception):
+        pass
+
+    def stop(*_a, **_k):
+        raise Stop
+
+    monkeypatch.setattr(rp, "reproduce", stop)  # the line must come before any trial runs
+    ppc10 = get_registry().reproduction("ppc-fig10")
+    with pytest.raises(Stop):
+        cli.main(["reproduce", "ppc-fig10", "--out", "/nonexistent-never-written"])
+    assert ppc10.run_time in capsys.readouterr().err

@@ -436,6 +436,14 @@ class CanvasLayers:
                                brush=pg.mkBrush(255, 255, 255, 210), pen=pg.mkPen(GREY),
                                labelTextColor=qcolor(INK))
         legend.setParentItem(self.vb)
+        self.fill_key(legend, classes)
+        self.legend = legend
+        return legend
+
+    def fill_key(self, legend: pg.LegendItem, classes: int = 0) -> None:
+        """Add the key's entries (each true class, must-link, cannot-link, violated link, mean) to
+        ``legend``, which may live outside the canvas (a figure's key right of its panels)."""
+        s = self.style
         for k in range(classes):
             legend.addItem(pg.ScatterPlotItem(symbol=SYMBOLS[k % len(SYMBOLS)], size=11,
                                               brush=self._full[k % _N_COLOURS],
@@ -448,8 +456,6 @@ class CanvasLayers:
                                           pen=pg.mkPen(None)), "violated")
         legend.addItem(pg.ScatterPlotItem(symbol="x", size=14, brush=pg.mkBrush(200, 200, 200),
                                           pen=pg.mkPen(qcolor(INK))), "mean")
-        self.legend = legend
-        return legend
 
 
 class CanvasWidget(pg.PlotWidget):

@@ -21,8 +21,8 @@ from ..draw.geometry import data_bounds
 from ..draw.palette import Style
 from ..errors import InvalidInputError
 
-__all__ = ["FigureRenderer", "add_notes", "ensure_app", "export_scene", "notes_height", "qimage_to_array",
-           "quiet_offscreen", "render_frames", "save_gif"]
+__all__ = ["FigureRenderer", "add_notes", "ensure_app", "export_scene", "figure_key", "fit_widget",
+           "notes_height", "qimage_to_array", "quiet_offscreen", "render_frames", "save_gif"]
 
 _APP: Any = None
 
@@ -95,13 +95,15 @@ class FigureRenderer:
             widget.addLabel(title, row=0, col=0, colspan=ncols,
                             size=f"{self.style.title_size + 3}pt", color="#191919")
         self.layers = []
+        self.panels_width = int(panel_size[0] * ncols)
         for k in range(n_panels):
             row, col = divmod(k, ncols)
             plot = widget.addPlot(row=row + (1 if title else 0), col=col)
-            canvas = CanvasLayers(plot, self.style)
-            if legend and k == n_panels - 1:
-                canvas.add_legend()
-            self.layers.append(canvas)
+            self.layers.append(CanvasLayers(plot, self.style))
+        # the key right of the panels, so it covers no point (filled by render: it lists the classes)
+        self.key = figure_key(widget, self.style, row=1 if title else 0, col=ncols,
+                              rowspan=nrows) if legend else None
+        self._key_classes = -1
         add_notes(widget, notes, row=nrows + (1 if title else 0), ncols=ncols, style=self.style)
         widget.show()
 
@@ -115,6 +117,11 @@ class FigureRenderer:
                                     f"{len(frames)} frames")
         for canvas, frame in zip(self.layers, frames, strict=True):
             canvas.show(frame)
+        if self.key is not None and frames[-1].n_true_classes != self._key_classes:
+            self._key_classes = frames[-1].n_true_classes
+            self.key.clear()
+            self.layers[-1].fill_key(self.key, self._key_classes)
+            self.widget.resize(self.panels_width + key_width(self.key), self.widget.height())
         rect = view_range or data_bounds(np.vstack([f.xy for f in frames]), margin=0.04)
         for canvas in self.layers:
             canvas.set_range(rect)
@@ -167,10 +174,49 @@ def _tolerant_svg_paths() -> Iterator[None]:
         module.correctCoordinates = original
 
 
+def figure_key(widget: Any, style: Style, *, row: int, col: int, rowspan: int = 1) -> Any:
+    """An empty key (``pg.LegendItem``) in cell (``row``, ``col``) of ``widget``'s layout, beside
+    the panels rather than over their data; fill it with ``addItem``."""
+    import pyqtgraph as pg
+    from PySide6 import QtCore, QtWidgets
+
+    from ..draw.palette import INK
+    from .qtpaint import qcolor
+
+    key = pg.LegendItem(offset=None, labelTextSize=f"{style.font_size}pt", pen=pg.mkPen(None),
+                        labelTextColor=qcolor(INK))
+    widget.addItem(key, row=row, col=col, rowspan=rowspan)
+    policy = QtWidgets.QSizePolicy.Policy
+    key.setSizePolicy(policy.Fixed, policy.Fixed)
+    widget.ci.layout.setAlignment(key, QtCore.Qt.AlignmentFlag.AlignTop)
+    return key
+
+
+def key_width(key: Any) -> int:
+    """Pixels the figure widens by for ``key`` (its entries' width and a margin)."""
+    from PySide6 import QtCore
+
+    return int(key.layout.effectiveSizeHint(QtCore.Qt.SizeHint.PreferredSize).width()) + 16
+
+
+def fit_widget(widget: Any) -> None:
+    """Grow ``widget`` to its layout's minimum size: a long title or notes line would otherwise run
+    past the exported image's edge (the scene is cut at the widget's size)."""
+    from PySide6 import QtCore
+
+    need = widget.ci.layout.effectiveSizeHint(QtCore.Qt.SizeHint.MinimumSize)
+    w, h = max(widget.width(), int(need.width()) + 1), max(widget.height(), int(need.height()) + 1)
+    if (w, h) != (widget.width(), widget.height()):
+        widget.resize(w, h)
+        QtCore.QCoreApplication.processEvents()
+
+
 def export_scene(widget: Any, path: str | os.PathLike[str] | None, scale: float) -> Any:
-    """Write ``widget``'s scene to ``path`` (PNG or SVG by suffix); return the image (QImage)."""
+    """Write ``widget``'s scene to ``path`` (PNG or SVG by suffix), grown to fit its content
+    (:func:`fit_widget`); return the image (QImage)."""
     from pyqtgraph.exporters import ImageExporter, SVGExporter
 
+    fit_widget(widget)
     scene = widget.scene()
     png = ImageExporter(scene)
     png.parameters()["width"] = round(widget.width() * scale)

@@ -111,10 +111,10 @@ class PPCRelations(Reproduction):
 
     paper = PAPER
     default_trials = 100  # the paper averages 100 realisations (section 5.1.3)
-    run_time = ("Measured: a default ppc-fig6 run (pairlab reproduce ppc-fig6 --scheduler local "
-                "--jobs 2 --fresh --no-render) did 10 of 100 realisations in 244 s at load 7-16 "
-                "on 2 shared cores and was stopped: about 40 min at that load. On idle cores "
-                "expect a few minutes (20 realisations took 35 s of CPU).")
+    run_time = ("Estimated from a tenth: 10 of the 100 realisations of ppc-fig6 took 163 s wall, "
+                "40 s CPU (pairlab reproduce ppc-fig6 --trials 10 --check --jobs 1 --fresh, load "
+                "12.5-13.5 on 2 shared cores), so the default takes about 27 min at that load and "
+                "7 min of CPU; ppc-fig7 to ppc-fig9 are of the same size.")
     quick_trials = 2
     which: str = "artificial"
     view: str = "accuracy"  # or "delta": PPC minus constrained EM
