@@ -99,6 +99,7 @@ class Stepper(anywidget.AnyWidget):
         self.regions_resolution = regions_resolution
         self.selected: int | None = None
         self._figure: Any = None
+        self._layout: list[Any] | None = None
         self.view = [round(float(v), 5) for v in np.asarray(dataset.view, dtype=float).ravel()]
         self._range = data_bounds(np.asarray(dataset.view, dtype=float), margin=0.04)
         self.on_msg(lambda _w, content, _b: self.handle(content))
@@ -244,9 +245,14 @@ class Stepper(anywidget.AnyWidget):
         frames = [lab.frame(p, regions_resolution=self.regions_resolution) for p in lab.panes]
         fig = draw_frames(frames, ncols=min(len(frames), 3), panel_size=self.panel_size,
                           view_range=self._range)
+        if self._layout is not None:  # the panes never move: skip matplotlib's layout after the first
+            fig.set_layout_engine("none")
+            for ax, box in zip(fig.axes, self._layout, strict=True):
+                ax.set_position(box)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=fig.dpi, metadata={"Software": None})
         self._figure = fig
+        self._layout = [ax.get_position() for ax in fig.axes]
         height = fig.get_size_inches()[1] * fig.dpi
         maps = []
         for ax in fig.axes[:len(frames)]:

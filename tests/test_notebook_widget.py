@@ -124,6 +124,10 @@ def test_the_hit_test_map_puts_each_point_where_matplotlib_drew_it():
 
 def test_the_same_seed_draws_the_same_picture():
     a, b = _widget(seed=3), _widget(seed=3)
+    first = a.image
+    a.step()
+    a.reset()  # drawn again with the layout of the first picture kept: the same pixels
+    assert a.image == first
     for w in (a, b):
         w.step()
         w.toggle_link(5, 60, "cannot")
