@@ -49,11 +49,11 @@ METRIC = "ari"
 _MOVES = ("step", "half_step", "back", "half_back", "reset", "undo")
 
 
-def _index(value: Any, n: int, what: str) -> int:
+def _index(value: Any, n: int, what: str, of: str = "a point of the data set") -> int:
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise InvalidInputError(f"{what} must be a point index (an integer), got {value!r}")
+        raise InvalidInputError(f"{what} must be an integer index, got {value!r}")
     if not 0 <= int(value) < n:
-        raise InvalidInputError(f"{what} = {value} is not a point of the data set (0..{n - 1})")
+        raise InvalidInputError(f"{what} = {value} is not {of} (0..{n - 1})")
     return int(value)
 
 
@@ -174,7 +174,7 @@ class Stepper(anywidget.AnyWidget):
     def seek(self, position: int) -> None:
         """Show scrubber position ``position`` (an index into :attr:`positions`)."""
         stops = self._stops()
-        k = _index(position, len(stops), "position")
+        k = _index(position, len(stops), "position", "a scrubber position computed so far")
         t, half = stops[k]
         (self.lab.seek_half if half else self.lab.seek)(t)
         self.redraw()
