@@ -48,3 +48,6 @@ def test_tutorial_runs_as_a_notebook_with_figures(path, tmp_path, monkeypatch):
               and ("Traceback" in o.text or "Warning" in o.text)]
     assert not errors, errors
     assert "qt modules: []" in text(nb.cells[-1]), f"{path.name} imported Qt in the kernel"
+    if "Stepper(" in path.read_text(encoding="utf-8"):  # the widget tutorial shows the widget
+        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in shown)
+        assert (tmp_path / "gmpr.svg").read_bytes().startswith(b"<?xml")
