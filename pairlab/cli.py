@@ -238,6 +238,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
             return draw_summary(doc, summary, folder, curves=draw_curves)
 
+    if not args.no_render:  # a bad --figures/--formats fails now, not after hours of trials
+        from .errors import InvalidInputError
+        from .figure_backend import figures_drawn
+        from .reproduce import figure_options
+
+        try:
+            with figures_drawn(**figure_options(args)):
+                pass
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{exc} (--figures {args.figures}, --formats "
+                                    f"{args.formats or 'png,svg'}); nothing was run") from None
     return run_sweep(args, draw)
 
 

@@ -1,21 +1,28 @@
 """A stepper widget for Jupyter (anywidget): panes of algorithms on one data set with its links.
 
-``Stepper(data, links, ["gmm", "gmpr"], params={"gmm": {...}})`` shows one picture per pane
-(:mod:`pairlab.mpl`), play / step / half-step / back, the objective against iteration, and the
-explanation of a selected point (:meth:`pairlab.Run.explain`, the same data as the app). Clicking
-two points adds a link of the chosen kind between them, or removes it if they are linked. The
-widget holds no maths: it drives :class:`~pairlab.Run` objects (one per pane) and draws their
-frames; it never imports Qt. anywidget was chosen over ipywidgets' stock controls because one small
-ES module renders the same in JupyterLab, Notebook 7, VS Code and Colab and takes image clicks.
+``Stepper(data, links, ["gmm", "gmpr"], params={"gmm": {...}})`` shows the panes side by side
+(drawn by :mod:`pairlab.mpl`), play / step / half-step / back, a scrubber over the iterations and
+half-steps computed so far, the objective and a metric (ARI when the data has labels) against
+iteration, and the explanation of a selected point (the same :class:`~pairlab.Explanation` data as
+the app). Clicking two points adds a link of the chosen kind between them, or removes the link
+that joins them; undo takes the edit back.
 
-Every action is also a Python method (:meth:`step`, :meth:`click`, ...), so a script or a test
-drives the widget exactly as the buttons do.
+The widget holds no maths and no state of its own: it drives the desktop app's Qt-free model
+(:class:`pairlab.gui.model.Lab`: its panes' :class:`~pairlab.Run` objects, links with undo, the
+timeline and the cached frames and metrics) and never imports Qt. anywidget was chosen over
+ipywidgets' stock controls because one small ES module (:mod:`pairlab.notebook_js`) renders the
+same in JupyterLab, Notebook 7, VS Code and Colab and takes clicks on the picture.
+
+Every front-end message is also a Python method (:meth:`step`, :meth:`toggle_link`, :meth:`seek`
+...), so a script or a test drives the widget as the buttons do; :meth:`handle` takes the
+messages themselves.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,12 +30,11 @@ import numpy as np
 
 from .constraints import Constraints
 from .dataset import Dataset
-from .draw.frames import build_frame
-from .draw.geometry import ViewMap, nearest_point, region_bounds
-from .draw.regions import decision_regions
+from .draw.geometry import data_bounds
 from .errors import InvalidInputError, PairlabError
+from .gui.model import Lab
 from .mpl import draw_frames
-from .run import Run
+from .notebook_js import ESM
 
 __all__ = ["Stepper"]
 
@@ -38,226 +44,274 @@ try:
 except ImportError as exc:  # pragma: no cover - the test environment has anywidget
     raise PairlabError('The notebook widget needs anywidget: pip install "pairlab[notebook]"') from exc
 
-_ESM = """
-function render({ model, el }) {
-  const bar = document.createElement("div");
-  const mk = (label, event) => {
-    const b = document.createElement("button");
-    b.textContent = label;
-    b.onclick = () => model.send({ event });
-    bar.appendChild(b);
-    return b;
-  };
-  mk("|<", "reset"); mk("<", "back"); mk("½>", "half_step"); mk(">", "step");
-  const play = document.createElement("button");
-  play.textContent = "play";
-  let timer = null;
-  play.onclick = () => {
-    if (timer) { clearInterval(timer); timer = null; play.textContent = "play"; return; }
-    timer = setInterval(() => model.send({ event: "step" }), 600);
-    play.textContent = "pause";
-  };
-  bar.appendChild(play);
-  const kind = document.createElement("select");
-  for (const k of ["must", "cannot"]) {
-    const o = document.createElement("option"); o.value = k; o.textContent = k + "-link"; kind.appendChild(o);
-  }
-  kind.onchange = () => { model.set("link_kind", kind.value); model.save_changes(); };
-  bar.appendChild(kind);
-  const img = document.createElement("img");
-  img.style.cursor = "crosshair";
-  img.onclick = (e) => {
-    const r = img.getBoundingClientRect();
-    const sx = img.naturalWidth / r.width, sy = img.naturalHeight / r.height;
-    model.send({ event: "click", x: (e.clientX - r.left) * sx, y: (e.clientY - r.top) * sy });
-  };
-  const info = document.createElement("pre");
-  const curve = document.createElementNS("http://www.w3.org/2000/svg", "svg");
-  curve.setAttribute("width", "360"); curve.setAttribute("height", "90");
-  const update = () => {
-    img.src = "data:image/png;base64," + model.get("image");
-    info.textContent = model.get("status") + "\\n" + model.get("explanation");
-    kind.value = model.get("link_kind");
-    curve.innerHTML = "";
-    const series = model.get("objectives");
-    const all = series.flat().filter(Number.isFinite);
-    if (all.length > 1) {
-      const lo = Math.min(...all), hi = Math.max(...all), n = Math.max(...series.map(s => s.length));
-      const colours = ["#d55e00", "#0072b2", "#009e73", "#e69f00", "#cc79a7"];
-      series.forEach((s, k) => {
-        const pts = s.map((v, i) =>
-          `${5 + 350 * i / Math.max(1, n - 1)},${85 - 80 * (v - lo) / ((hi - lo) || 1)}`);
-        const pl = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
-        pl.setAttribute("points", pts.join(" ")); pl.setAttribute("fill", "none");
-        pl.setAttribute("stroke", colours[k % colours.length]);
-        curve.appendChild(pl);
-      });
-    }
-  };
-  model.on("change", update);
-  update();
-  el.append(bar, img, curve, info);
-  return () => { if (timer) clearInterval(timer); };
-}
-export default { render };
-"""
+#: the metric drawn against iteration beside the objective, when the data has labels
+METRIC = "ari"
+_MOVES = ("step", "half_step", "back", "half_back", "reset", "undo")
+
+
+def _index(value: Any, n: int, what: str, of: str = "a point of the data set") -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InvalidInputError(f"{what} must be an integer index, got {value!r}")
+    if not 0 <= int(value) < n:
+        raise InvalidInputError(f"{what} = {value} is not {of} (0..{n - 1})")
+    return int(value)
+
+
+def _finite(v: Any) -> float | None:
+    return float(v) if v is not None and math.isfinite(v) else None
 
 
 class Stepper(anywidget.AnyWidget):
-    """Panes of algorithms (one :class:`~pairlab.Run` each) on ``dataset`` with ``constraints``."""
+    """Panes of ``algorithms`` (one :class:`~pairlab.Run` each) on ``dataset`` with ``constraints``."""
 
-    _esm = _ESM
+    _esm = ESM
     image = traitlets.Unicode("").tag(sync=True)
     status = traitlets.Unicode("").tag(sync=True)
     explanation = traitlets.Unicode("").tag(sync=True)
-    objectives = traitlets.List([]).tag(sync=True)
+    error = traitlets.Unicode("").tag(sync=True)
+    curves = traitlets.Dict({}).tag(sync=True)
+    positions = traitlets.List([]).tag(sync=True)
+    position = traitlets.Int(0).tag(sync=True)
+    at_end = traitlets.Bool(False).tag(sync=True)
+    can_undo = traitlets.Bool(False).tag(sync=True)
     link_kind = traitlets.Unicode("must").tag(sync=True)
+    #: point coordinates on the view plane, flat (x0, y0, x1, y1, ...), for the front-end's hit test
+    view = traitlets.List([]).tag(sync=True)
+    #: per pane [left, top, width, height, ax, bx, ay, by]: image pixel = (ax x + bx, ay y + by)
+    axes = traitlets.List([]).tag(sync=True)
 
     def __init__(self, dataset: Dataset, constraints: Constraints | None = None,
                  algorithms: Sequence[str] = ("gmm",), *,
-                 params: Mapping[str, Mapping[str, Any]] | None = None,
-                 seed: int = 0, panel_size: tuple[float, float] = (420, 380), **kwargs: Any) -> None:
+                 params: Mapping[str, Mapping[str, Any]] | None = None, seed: int = 0,
+                 panel_size: tuple[float, float] = (420, 380), regions_resolution: int = 100,
+                 registry: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if not algorithms:
-            raise InvalidInputError("give at least one algorithm")
-        self.dataset = dataset
-        self.constraints = constraints if constraints is not None else Constraints.empty(dataset.n_samples)
-        self.algorithms = list(algorithms)
-        self.params = {name: dict((params or {}).get(name, {})) for name in self.algorithms}
-        self.seed = seed
+        if isinstance(algorithms, str) or not algorithms:
+            raise InvalidInputError("give a list of one algorithm name or more, e.g. ['gmm', 'gmpr']")
+        self.lab = Lab(registry)
+        self.lab.use_dataset(dataset)
+        self.lab.set_seed(seed)
+        for name in algorithms:
+            self.lab.add_pane(name, (params or {}).get(name))
+        if constraints is not None:
+            self.lab.set_constraints(constraints, undoable=False)
         self.panel_size = panel_size
-        self.selected: int | None = None  # first point of a link being drawn, and the explained one
-        self.pending: int | None = None
+        self.regions_resolution = regions_resolution
+        self.selected: int | None = None
         self._figure: Any = None
-        self.on_msg(self._on_message)
-        self._new_runs()
-
-    # -- actions ------------------------------------------------------------------------------
-    def _new_runs(self) -> None:
-        self.runs = [Run(name, self.dataset, self.constraints, self.params[name], seed=self.seed)
-                     for name in self.algorithms]
+        self._layout: list[Any] | None = None
+        self.view = [round(float(v), 5) for v in np.asarray(dataset.view, dtype=float).ravel()]
+        self._range = data_bounds(np.asarray(dataset.view, dtype=float), margin=0.04)
+        self.on_msg(lambda _w, content, _b: self.handle(content))
         self.redraw()
 
-    def step(self) -> None:
-        """One iteration forward in every pane that has not converged."""
-        for run in self.runs:
-            if not (run.converged and run.at_end):
-                run.step()
-        self.redraw()
+    @property
+    def dataset(self) -> Dataset:
+        assert self.lab.dataset is not None
+        return self.lab.dataset
 
-    def half_step(self) -> None:
-        for run in self.runs:
-            if run.has_phases and not (run.converged and run.at_end):
-                run.half_step()
-            elif not (run.converged and run.at_end):
-                run.step()
+    @property
+    def constraints(self) -> Constraints:
+        """The links the panes run with."""
+        return self.lab.constraints
+
+    @property
+    def runs(self) -> list[Any]:
+        return [p.run for p in self.lab.panes]
+
+    # -- the timeline (the app's transport, synchronously) --------------------------------------
+    def _build(self) -> None:
+        for pane in self.lab.pending():
+            try:
+                self.lab.attach(pane, self.lab.build_run(pane))
+            except Exception as exc:  # a plugin's error shows in its pane, as in the app
+                self.lab.attach(pane, None, exc)
+
+    def step(self) -> bool:
+        """One iteration forward in every pane (finishes a half-step); False at the end."""
+        lab = self.lab
+        t = lab.iteration + (0 if lab.on_half else 1)
+        if lab.needs_compute(t):
+            lab.compute_to(t)
+        moved = t <= lab.max_index
+        if moved:
+            lab.seek(t)
         self.redraw()
+        return moved
+
+    def half_step(self) -> bool:
+        """Half an iteration forward (E-step, then M-step); panes without phases move whole."""
+        lab = self.lab
+        t = lab.iteration + 1
+        if lab.on_half or lab.needs_compute(t - 1) or not lab.has_half(t):
+            return self.step()
+        lab.compute_half(t)
+        lab.seek_half(t)
+        self.redraw()
+        return True
 
     def back(self) -> None:
-        for run in self.runs:
-            if run.index > 0 or run.on_half:
-                run.back()
+        lab = self.lab
+        if lab.iteration > 0 or lab.on_half:
+            lab.seek(min(lab.iteration, lab.max_index + 1 if lab.on_half else lab.max_index) - 1)
+        self.redraw()
+
+    def half_back(self) -> None:
+        lab = self.lab
+        t = min(lab.iteration, lab.max_index)
+        if lab.on_half:
+            lab.seek(lab.iteration - 1)
+        elif t > 0 and any(p.run is not None and (t - 1) in p.run.halves for p in lab.panes):
+            lab.seek_half(t)
+        elif t > 0:
+            lab.seek(t - 1)
         self.redraw()
 
     def reset(self) -> None:
-        for run in self.runs:
-            run.seek(0)
+        self.lab.seek(0)
         self.redraw()
 
+    def seek(self, position: int) -> None:
+        """Show scrubber position ``position`` (an index into :attr:`positions`)."""
+        stops = self._stops()
+        k = _index(position, len(stops), "position", "a scrubber position computed so far")
+        t, half = stops[k]
+        (self.lab.seek_half if half else self.lab.seek)(t)
+        self.redraw()
+
+    def _stops(self) -> list[tuple[int, bool]]:
+        """Every state stored: (iteration, on a half-step before it)."""
+        stops: list[tuple[int, bool]] = []
+        for t in range(self.lab.max_index + 2):
+            if t and any(p.run is not None and (t - 1) in p.run.halves for p in self.lab.panes):
+                stops.append((t, True))
+            if t <= self.lab.max_index:
+                stops.append((t, False))
+        return stops
+
+    # -- links and points ------------------------------------------------------------------------
     def select(self, point: int | None) -> None:
-        """Explain ``point`` (None: clear) in every pane's current state."""
-        if point is not None and not 0 <= point < self.dataset.n_samples:
-            raise InvalidInputError(f"point {point} is not in the data set (0..{self.dataset.n_samples - 1})")
-        self.selected = point
+        """Explain ``point`` (None: clear) in every pane's state on screen."""
+        self.selected = None if point is None else _index(point, self.dataset.n_samples, "point")
         self._explain()
 
     def toggle_link(self, i: int, j: int, kind: str | None = None) -> bool:
-        """Add a ``kind`` link (default :attr:`link_kind`) between i and j, or remove the link that
-        joins them; the panes restart from iteration 0 with the new links. True if added."""
-        kind = kind or self.link_kind
+        """Add a ``kind`` link (default :attr:`link_kind`) between points i and j, or remove the
+        link that joins them (through the app's model, undoable); the panes restart from
+        iteration 0. True if a link was added."""
+        n = self.dataset.n_samples
+        i, j = _index(i, n, "i"), _index(j, n, "j")
+        kind = self.link_kind if kind is None else kind
         if kind not in ("must", "cannot"):
             raise InvalidInputError(f"link kind must be 'must' or 'cannot', got {kind!r}")
         if i == j:
-            raise InvalidInputError("a link joins two different points")
-        ml = [tuple(p) for p in self.constraints.must_link.tolist()]
-        cl = [tuple(p) for p in self.constraints.cannot_link.tolist()]
-        pair, rev = (int(i), int(j)), (int(j), int(i))
-        had = [lst for lst in (ml, cl) if pair in lst or rev in lst]
-        for lst in had:
-            for p in (pair, rev):
-                if p in lst:
-                    lst.remove(p)
-        if not had:
-            (ml if kind == "must" else cl).append(pair)
-        self.constraints = Constraints(np.array(ml, dtype=np.intp).reshape(-1, 2),
-                                       np.array(cl, dtype=np.intp).reshape(-1, 2),
-                                       n_samples=self.dataset.n_samples)
-        self._new_runs()
-        return not had
+            raise InvalidInputError(f"a link joins two different points (got {i} twice)")
+        if self.lab.remove_link(i, j):
+            added = False
+        else:
+            added = self.lab.add_link(kind, i, j)
+        self.redraw()
+        return added
 
-    def click(self, x: float, y: float) -> int | None:
-        """A click at pixel (x, y) of the picture (origin top left): selects the nearest point;
-        a second point links (or unlinks) it with the first. Returns the point or None."""
-        fig = self._figure
-        height = fig.get_size_inches()[1] * fig.dpi
-        for ax in fig.axes:
-            if not ax.get_visible() or not ax.contains_point((x, height - y)):
-                continue
-            dx, dy = ax.transData.inverted().transform((x, height - y))
-            px, py = ax.transData.inverted().transform((x + 1, height - y + 1)) - np.array([dx, dy])
-            point = nearest_point(self.dataset.view, dx, dy, abs(px), abs(py), 8)
-            if point is None:
-                self.pending = None
-                return None
-            if self.pending is not None and self.pending != point:
-                first, self.pending = self.pending, None
-                self.toggle_link(first, point)
+    def undo(self) -> str:
+        """Undo the last link edit ("" when there is nothing to undo)."""
+        what = self.lab.undo()
+        self.redraw()
+        return what
+
+    def handle(self, content: Mapping[str, Any]) -> None:
+        """A message from the front-end; a bad one sets :attr:`error` instead of raising."""
+        try:
+            self.error = ""
+            event = content.get("event") if isinstance(content, Mapping) else None
+            if event in _MOVES:
+                getattr(self, event)()
+            elif event == "seek":
+                self.seek(content.get("position"))  # type: ignore[arg-type]
+            elif event == "select":
+                self.select(content.get("point"))  # type: ignore[arg-type]
+            elif event == "link":
+                self.toggle_link(content.get("i"), content.get("j"))  # type: ignore[arg-type]
             else:
-                self.pending = point
-            self.select(point)
-            return point
-        return None
+                raise InvalidInputError(f"unknown message {content!r}")
+        except PairlabError as exc:
+            self.error = str(exc)
 
-    def _on_message(self, widget: Any, content: Mapping[str, Any], buffers: Any) -> None:
-        event = content.get("event")
-        if event in ("step", "half_step", "back", "reset"):
-            getattr(self, event)()
-        elif event == "click":
-            self.click(float(content["x"]), float(content["y"]))
-
-    # -- drawing ------------------------------------------------------------------------------
+    # -- what the front-end shows ----------------------------------------------------------------
     def redraw(self) -> None:
-        vm = ViewMap.of(self.dataset)
-        bounds = region_bounds(self.dataset.view)
-        frames = []
-        for run in self.runs:
-            regions = (decision_regions(run.algorithm, run.state, self.dataset, view_map=vm, bounds=bounds,
-                                        resolution=100) if run.algorithm_class.can_predict() else None)
-            frames.append(build_frame(self.dataset, self.constraints, run.state, view_map=vm, regions=regions,
-                                      title=run.algorithm_class.title))
-        fig = draw_frames(frames, ncols=min(len(frames), 3), panel_size=self.panel_size)
+        """Build missing runs, draw the panes and update every synced value."""
+        self._build()
+        lab = self.lab
+        frames = [lab.frame(p, regions_resolution=self.regions_resolution) for p in lab.panes]
+        fig = draw_frames(frames, ncols=min(len(frames), 3), panel_size=self.panel_size,
+                          view_range=self._range)
+        if self._layout is not None:  # the panes never move: skip matplotlib's layout after the first
+            fig.set_layout_engine("none")
+            for ax, box in zip(fig.axes, self._layout, strict=True):
+                ax.set_position(box)
         buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=fig.dpi)
+        fig.savefig(buf, format="png", dpi=fig.dpi, metadata={"Software": None})
         self._figure = fig
-        self.image = base64.b64encode(buf.getvalue()).decode("ascii")
-        self.objectives = [[float(v) for v in run.objectives] for run in self.runs]
-        self.status = "   ".join(
-            f"{run.algorithm_class.name}: iteration {run.state.iteration}"
-            + (" (half)" if run.on_half else "") + (" converged" if run.converged and run.at_end else "")
-            for run in self.runs) + f"   links: {len(self.constraints)}"
-        self._explain()
+        self._layout = [ax.get_position() for ax in fig.axes]
+        height = fig.get_size_inches()[1] * fig.dpi
+        maps = []
+        for ax in fig.axes[:len(frames)]:
+            (x0, y0), (x1, y1) = ax.transData.transform([(0.0, 0.0), (1.0, 1.0)])
+            box = ax.bbox
+            maps.append([round(float(v), 3) for v in (box.x0, height - box.y1, box.width, box.height,
+                                               x1 - x0, x0, -(y1 - y0), height - y0)])
+        stops = self._stops()
+        here = (lab.iteration, lab.on_half)
+        with self.hold_sync():
+            self.image = base64.b64encode(buf.getvalue()).decode("ascii")
+            self.axes = maps
+            self.positions = [f"{'½ before ' if h else ''}iteration {t}" for t, h in stops]
+            self.position = stops.index(here) if here in stops else len(stops) - 1
+            self.curves = self._curves()
+            self.at_end = lab.at_end()
+            self.can_undo = bool(lab.undo_kind)
+            self.status = self._status()
+            self._explain()
+
+    def _curves(self) -> dict[str, Any]:
+        lab = self.lab
+        runs = [(p, p.run) for p in lab.panes]
+        names = {r.state.objective_name for _, r in runs if r is not None and r.state.objective_name}
+        curves: dict[str, Any] = {
+            "panes": [p.title for p in lab.panes], "cursor": lab.iteration,
+            "objective": {"name": " / ".join(sorted(names)) or "objective",
+                          "series": [[] if r is None else [_finite(s.objective) for s in r.history]
+                                     for _, r in runs]},
+            "metric": None}
+        if lab.has_truth:
+            curves["metric"] = {"name": METRIC.upper(), "series": [
+                [] if r is None else [_finite(lab.metrics(p, t, (METRIC,)).get(METRIC))
+                                      for t in range(p.last_index + 1)] for p, r in runs]}
+        return curves
+
+    def _status(self) -> str:
+        parts = []
+        for pane in self.lab.panes:
+            run = pane.run
+            if run is None:
+                parts.append(f"{pane.name}: {pane.error or 'no run'}")
+                continue
+            parts.append(f"{pane.name}: iteration {run.state.iteration}" + (" (half)" if run.on_half else "")
+                         + (" converged" if pane.finished and run.index == pane.last_index else ""))
+        c = self.constraints
+        return "   ".join(parts) + f"   links: {c.n_must_link} must, {c.n_cannot_link} cannot"
 
     def _explain(self) -> None:
         if self.selected is None:
             self.explanation = ""
             return
         lines = []
-        for run in self.runs:
-            e = run.explain(self.selected)
+        for pane in self.lab.panes:
+            e = self.lab.explain(pane, self.selected)
             if e is None:
-                lines.append(f"{run.algorithm_class.name}: no explanation")
+                lines.append(f"{pane.name}: no explanation")
                 continue
-            lines.append(f"{run.algorithm_class.name}, point {e.point} ({e.phase}): {e.equation}")
+            lines.append(f"{pane.name}, point {e.point} ({e.phase}): {e.equation}")
             if e.text:
                 lines.append("  " + e.text)
             for b in e.bars:

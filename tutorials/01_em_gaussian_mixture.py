@@ -141,6 +141,22 @@ new_point = X.mean(axis=0, keepdims=True)
 print("posterior of the data's centroid:", run.algorithm.predict_proba(final, new_point)[0])
 
 # %% [markdown]
+# The first and the last state as pictures (matplotlib: `pip install "pairlab[figures]"`): each
+# point in its cluster's colour, the covariance ellipses and the decision regions. In a notebook
+# a `Figure` left as the last expression of a cell is shown; as a script nothing is drawn.
+
+# %%
+from pairlab.mpl import draw_run  # noqa: E402
+from pairlab.mpl_figure import PairlabFigure  # noqa: E402 (a Figure that shows itself in a notebook)
+
+fig = PairlabFigure(figsize=(8, 3.6), layout="constrained")
+first, last = fig.subplots(1, 2)
+draw_run(run, ax=first, index=0, title="iteration 0")
+draw_run(run, ax=last, title=f"iteration {run.state.iteration}")
+print("drawn:", [ax.get_title() for ax in fig.axes])
+fig  # noqa: B018
+
+# %% [markdown]
 # The same thing in one line, scikit-learn style:
 
 # %%

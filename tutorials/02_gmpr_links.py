@@ -148,6 +148,20 @@ print("classes:   ", gmpr.algorithm.predict_proba(gmpr.state, new).argmax(axis=1
       "(GMM would say", gmm.algorithm.predict_proba(gmm.state, new).argmax(axis=1).tolist(), ")")
 
 # %% [markdown]
+# The two models as pictures: GMM without links, GM-PR with them (must-links solid,
+# cannot-links dashed, a violated link crossed in red).
+
+# %%
+from pairlab.mpl import draw_run  # noqa: E402
+from pairlab.mpl_figure import PairlabFigure  # noqa: E402 (a Figure that shows itself in a notebook)
+
+fig = PairlabFigure(figsize=(8, 3.6), layout="constrained")
+for ax, r in zip(fig.subplots(1, 2), (gmm, gmpr), strict=True):
+    draw_run(r, ax=ax)
+print("drawn:", [ax.get_title() for ax in fig.axes])
+fig  # noqa: B018
+
+# %% [markdown]
 # ## The paper's own toy: `fig3-toy`
 #
 # pairlab ships the data of GM-PR's Fig. 3 (four round blobs, two per class, wider than tall, so

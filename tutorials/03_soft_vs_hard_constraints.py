@@ -90,6 +90,20 @@ for title, name, params, with_confidence in methods:
     print(f"{title:28s} {acc[0]:9.3f} {acc[1]:9.3f}  {obeyed.sum():2d} of {obeyed.size}")
 
 # %% [markdown]
+# The hard and the soft PPC on the noisy links, as pictures: a wrong link the model refused is
+# crossed in red.
+
+# %%
+from pairlab.mpl import draw_state  # noqa: E402
+from pairlab.mpl_figure import PairlabFigure  # noqa: E402 (a Figure that shows itself in a notebook)
+
+fig = PairlabFigure(figsize=(8, 3.6), layout="constrained")
+for ax, (title, name, params, _) in zip(fig.subplots(1, 2), methods[1:3], strict=True):
+    draw_state(data, noisy, Run(name, data, noisy, params, seed=0).run(), ax=ax, title=title)
+print("drawn:", [ax.get_title() for ax in fig.axes])
+fig  # noqa: B018
+
+# %% [markdown]
 # ## What to read from the table
 #
 # * With correct links the constrained methods beat their unconstrained baselines.

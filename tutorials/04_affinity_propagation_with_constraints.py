@@ -105,3 +105,17 @@ for n_links in (5, 20, 40):
     metric = Run("scssap-metric", moons, c, {"preference": pref_moons}).run()
     print(f"{2 * n_links:5d}    {plain.n_clusters:2d}, {nmi(moons.y, plain.labels):.3f}"
           f"          {metric.n_clusters:2d}, {nmi(moons.y, metric.labels):.3f}")
+
+# %% [markdown]
+# The last two runs (80 links) as pictures: SCSSAP's exemplars against the learnt metric's.
+
+# %%
+from pairlab.mpl import draw_state  # noqa: E402
+from pairlab.mpl_figure import PairlabFigure  # noqa: E402 (a Figure that shows itself in a notebook)
+
+fig = PairlabFigure(figsize=(8, 3.6), layout="constrained")
+for ax, (title, state) in zip(fig.subplots(1, 2), (("SCSSAP", plain), ("SCSSAP + metric", metric)),
+                              strict=True):
+    draw_state(moons, c, state, ax=ax, title=title)
+print("drawn:", [ax.get_title() for ax in fig.axes])
+fig  # noqa: B018

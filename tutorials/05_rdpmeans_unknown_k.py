@@ -97,6 +97,18 @@ for n_links in (0, 10, 25, 50):
 print(f"xi grew to {state.extras['xi']:.3g} by the last pass of the last run")
 
 # %% [markdown]
+# The last run (100 links) as a picture.
+
+# %%
+from pairlab.mpl import draw_state  # noqa: E402
+from pairlab.mpl_figure import PairlabFigure  # noqa: E402 (a Figure that shows itself in a notebook)
+
+fig = PairlabFigure(figsize=(4.5, 3.8), layout="constrained")
+draw_state(hard, links, state, ax=fig.subplots(), title=f"RDP-means, {state.n_clusters} clusters")
+print("drawn:", [ax.get_title() for ax in fig.axes])
+fig  # noqa: B018
+
+# %% [markdown]
 # ## Compared with a model that must be told k
 #
 # A Gaussian mixture with the wrong k has no way to notice; DP-means and RDP-means pay lambda per

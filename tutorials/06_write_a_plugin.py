@@ -130,6 +130,18 @@ for state in run.history:
 assert np.all(np.diff(run.objectives) <= 0), "the covering radius never grows"
 
 # %% [markdown]
+# A plugin is drawn like a built-in: the run's last state (its centres are the exemplars).
+
+# %%
+from pairlab.mpl import draw_run  # noqa: E402
+from pairlab.mpl_figure import PairlabFigure  # noqa: E402 (a Figure that shows itself in a notebook)
+
+fig = PairlabFigure(figsize=(4.5, 3.8), layout="constrained")
+draw_run(run, ax=fig.subplots())
+print("drawn:", [ax.get_title() for ax in fig.axes])
+fig  # noqa: B018
+
+# %% [markdown]
 # Farthest-first makes a good seeding for k-means: its centres are spread out. Every driver
 # works with the new name — here the scikit-learn style estimator, then k-means from its centres.
 

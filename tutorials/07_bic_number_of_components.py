@@ -55,6 +55,21 @@ for name, curve in best.items():
     print(f"{name}: BIC chooses k = {int(np.argmin(curve)) + 2} (the data has 3 blobs)")
 
 # %% [markdown]
+# The BIC curves as a picture.
+
+# %%
+from pairlab.mpl_figure import PairlabFigure  # noqa: E402 (a Figure that shows itself in a notebook)
+
+fig = PairlabFigure(figsize=(4.5, 3.2), layout="constrained")
+ax = fig.subplots()
+for name, curve in best.items():
+    ax.plot(range(2, 7), curve, marker="o", label=name)
+ax.set(xlabel="number of components k", ylabel="BIC (lower is better)")
+ax.legend()
+print("drawn:", [line.get_label() for line in ax.get_lines()])
+fig  # noqa: B018
+
+# %% [markdown]
 # ## Covariance types count parameters differently
 #
 # A tied or spherical model has fewer free parameters, so BIC may prefer it on round blobs.

@@ -40,10 +40,13 @@ save_figure(fig, "gmpr.svg")
 fig  # noqa: B018 (the last expression of a cell is shown)
 
 # %% [markdown]
-# The stepper puts panes side by side. Buttons step, half-step (E then M) and go back; choose
-# must- or cannot-link and click two points to link them (click a linked pair again to unlink);
-# the clicked point's explanation appears under the objective curve. Every button is also a
-# method, as below.
+# The stepper puts panes side by side. Buttons step, half-step (E then M) and go back, the slider
+# scrubs through every iteration and half-step computed so far, and two charts show the
+# objective and the ARI (the data has labels) against iteration. Choose must- or cannot-link and
+# click two points to link them (click a linked pair again to unlink; undo takes an edit back);
+# the clicked point's explanation appears underneath. The widget drives the desktop app's own
+# Qt-free model, so a link edit, its undo and the explanation are the app's. Every button is
+# also a method, as below.
 
 # %%
 w = Stepper(data, links, ["gmm", "gmpr"],
@@ -52,7 +55,29 @@ for _ in range(3):
     w.step()
 w.half_step()
 print(w.status)
-w.toggle_link(0, 1, "cannot")
-w.select(0)
+print("scrubber:", w.positions)
+print("ARI per iteration:", [[round(v, 3) for v in s] for s in w.curves["metric"]["series"]])
+
+# %% [markdown]
+# A click on a point sends its index; a click on a second point sends both, as
+# `{"event": "link", "i": ..., "j": ...}`. The widget checks the indices, adds the link and the
+# panes start again from iteration 0 with it.
+
+# %%
+w.link_kind = "cannot"
+w.handle({"event": "select", "point": 0})
+w.handle({"event": "link", "i": 0, "j": 1})
+print(w.status)
 print(w.explanation)
+w.handle({"event": "link", "i": 0, "j": 0})
+print("refused:", w.error)
 w  # noqa: B018
+
+# %% [markdown]
+# Undo takes the link back; the scrubber goes to any state computed so far.
+
+# %%
+w.undo()
+w.step()
+w.seek(0)
+print(w.status)

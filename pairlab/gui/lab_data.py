@@ -105,6 +105,27 @@ class LabData:
         self._constraints_changed()
         return data
 
+    def use_dataset(self, data: Dataset) -> Dataset:
+        """Install a data set made elsewhere (the notebook widget's ``Dataset`` object) instead of
+        loading one by name; links, initial means and the undo stack are cleared."""
+        if not isinstance(data, Dataset):
+            raise InvalidInputError(f"expected a pairlab Dataset, got {type(data).__name__}")
+        if data.n_samples > MAX_POINTS:
+            raise InvalidInputError(f"{data.name} has {data.n_samples:,} points, more than the app "
+                                    f"draws ({MAX_POINTS:,} at most)")
+        self.dataset_name = data.name or str(data.source.get("dataset", ""))
+        self.dataset_params = dict(data.source.get("params", {}))
+        self.dataset_seed = int(data.source.get("seed", 0) or 0)
+        self.dataset = data
+        self.view_map = ViewMap.of(data)
+        self.bounds = region_bounds(data.view)
+        self.dropped_links, self.redrawn_links = len(self.base), 0
+        self.base = Constraints.empty(data.n_samples)
+        self.init_means = None
+        self._undo.clear()
+        self._constraints_changed()
+        return data
+
     def _redraw_stale_links(self, previous: Dataset, data: Dataset) -> bool:
         """After the points changed under the same indices, redraw from the same rule (random
         pairs of the true classes) every link whose agreement with the classes changed, and

@@ -1,4 +1,6 @@
-"""Draws a sweep's summary with the project's renderer (presentation layer: loads Qt).
+"""Draws a sweep's summary: with the Qt renderer (:mod:`pairlab.render`, imported only when it
+draws) or with the ``curves`` given (matplotlib: :func:`pairlab.mpl_curves.draw_curves`, then
+neither the renderer nor Qt is imported).
 
 Only ``pairlab sweep`` in the main process calls this, after the trials; workers never import it.
 """
@@ -10,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ..draw.curves import CurvePanel, CurveSeries
 from ..figure_backend import drawing
-from ..render import CurvePanel, CurveSeries, render_curves
 from .report import panels
 
 __all__ = ["draw_summary"]
@@ -23,6 +25,8 @@ def draw_summary(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Pat
     metric of the sweep ``doc`` (its JSON); the paths.
     ``curves`` draws them (default :func:`pairlab.render.render_curves`; without Qt
     :func:`pairlab.mpl_curves.draw_curves`, which takes the same arguments)."""
+    if curves is None:
+        from ..render import render_curves as curves  # the Qt renderer, loaded to draw only
     folder = Path(folder)
     spec = doc["spec"]
     paths: list[Path] = []
@@ -40,7 +44,7 @@ def draw_summary(doc: dict[str, Any], summary: list[dict[str, Any]], folder: Pat
                  else f"{doc['trials']} trials")
         for suffix in [f".{fmt}" for fmt in drawing().formats]:
             path = folder / f"{doc['name']}-{metric}{suffix}"
-            (curves or render_curves)(drawn, path, title=f"{doc['name']}: {metric}", notes=notes,
-                          scale=1.5 if suffix == ".png" else 1.0)
+            curves(drawn, path, title=f"{doc['name']}: {metric}", notes=notes,
+                   scale=1.5 if suffix == ".png" else 1.0)
             paths.append(path)
     return paths

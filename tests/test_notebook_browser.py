@@ -1,0 +1,144 @@
+"""The stepper widget in a real browser: JupyterLab headless on 127.0.0.1 (with a token), a notebook
+opened in headless chromium, its cell run by a key press; then the widget's DOM is checked (buttons,
+scrubber, the panes' PNG decoded by the browser, the two SVG charts, the status) and two clicks on
+two points in the picture add a link (the front-end's hit test, the message, Python's edit and the
+redraw). Skipped when jupyterlab (a test-time option: ``pip install jupyterlab``) or
+/usr/bin/chromium is missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.slow
+
+SOURCE = """from pairlab.registry import get_registry
+from pairlab.links import random_pairs
+from pairlab.notebook import Stepper
+import numpy as np
+data = get_registry().dataset("two-moons").make(seed=0, n_samples=60)
+links = random_pairs(data.y, 2, 2, np.random.default_rng(0))
+w = Stepper(data, links, ["gmm"], params={"gmm": {"n_components": 2}}, panel_size=(500, 440))
+w"""
+
+DOM = """(() => {
+  const root = document.querySelector(".pairlab-stepper");
+  if (!root) return null;
+  const img = root.querySelector("img.pairlab-panes");
+  const r = img.getBoundingClientRect();
+  return {buttons: [...root.querySelectorAll("button")].map(b => b.textContent),
+          slider: !!root.querySelector("input.pairlab-scrubber"),
+          natural: [img.naturalWidth, img.naturalHeight], box: [r.left, r.top, r.width, r.height],
+          charts: [...root.querySelectorAll("svg.pairlab-chart")]
+            .map(s => s.querySelectorAll("polyline").length),
+          chartTitles: [...root.querySelectorAll("svg.pairlab-chart text")].map(t => t.textContent),
+          text: root.querySelector("pre").textContent};
+})()"""
+
+
+def _needs():
+    pytest.importorskip("anywidget")
+    pytest.importorskip("matplotlib")
+    if shutil.which("jupyter-lab") is None and not _importable("jupyterlab"):
+        pytest.skip("jupyterlab is not installed (a test-time option: pip install jupyterlab)")
+    from tests.browser_cdp import CHROMIUM
+
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip(f"{CHROMIUM} is missing (Debian: apt-get install chromium)")
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def test_jupyterlab_renders_the_widget_and_two_clicks_add_a_link(tmp_path):
+    _needs()
+    nbformat = pytest.importorskip("nbformat")
+    from tests.browser_cdp import Page, start_chromium, start_lab, wait_for
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SOURCE)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / "widget.ipynb")
+    token = secrets.token_hex(16)
+    lab = chromium = page = None
+    try:
+        lab, url = start_lab(tmp_path, token)
+        chromium, ws = start_chromium(tmp_path / "profile", f"{url}/lab/tree/widget.ipynb?token={token}")
+        page = Page(ws)
+        page.call("Page.enable")
+        idle = ("!!document.querySelector('.jp-Notebook .jp-Cell') && "
+                "!!document.querySelector('.jp-Notebook-ExecutionIndicator[data-status=\"idle\"]')")
+        wait_for(lambda: page.eval(idle), 120, "the notebook open with an idle kernel")
+        # select the cell, then Run; JupyterLab may ignore clicks for a while after it shows an
+        # idle kernel, so click again until the cell's prompt says it ran or runs ([*] or [1])
+        prompt = "document.querySelector('.jp-Cell .jp-InputPrompt').textContent.trim()"
+
+        def run_cell() -> bool:
+            if page.eval(prompt) != "[ ]:":
+                return True
+            page.click(*page.centre(".jp-Cell .jp-InputPrompt"))
+            page.click(*page.centre('.jp-NotebookPanel-toolbar '
+                                    '[data-command="notebook:run-cell-and-select-next"]'))
+            return wait_for(lambda: page.eval(prompt) != "[ ]:", 5, "the cell to start", every=0.5) \
+                if page.eval(prompt) == "[ ]:" else True
+
+        def try_run() -> bool:
+            try:
+                return run_cell()
+            except AssertionError:
+                return False
+
+        wait_for(try_run, 120, "the cell run by the Run button", every=0.1)
+        dom = wait_for(lambda: (d := page.eval(DOM)) and d["natural"][0] > 0 and d["text"].strip() and d,
+                       180, "the widget rendered (its picture decoded)")
+        assert {"|<", "<", "½<", "½>", ">", "play", "undo"} <= set(dom["buttons"]), dom["buttons"]
+        assert dom["slider"]
+        assert dom["natural"] == [500, 440], dom["natural"]  # the PNG Python drew, decoded
+        assert dom["charts"] == [1, 1] and {"log-likelihood", "ARI"} <= set(dom["chartTitles"])
+        assert "links: 2 must, 2 cannot" in dom["text"], dom["text"]
+
+        # The step button: Python steps and the front-end shows it
+        page.click(*page.centre('.pairlab-stepper button[title="one iteration forward"]'))
+        wait_for(lambda: "gmm: iteration 1" in page.eval(DOM)["text"], 60, "a step by the > button")
+
+        # Two clicks on points 3 and 40 where Python drew them: a must-link between them
+        from pairlab.links import random_pairs
+        from pairlab.notebook import Stepper
+        from pairlab.registry import get_registry
+
+        data = get_registry().dataset("two-moons").make(seed=0, n_samples=60)
+        links = random_pairs(data.y, 2, 2, np.random.default_rng(0))
+        w = Stepper(data, links, ["gmm"], params={"gmm": {"n_components": 2}}, panel_size=(500, 440))
+        _, _, _, _, ax, bx, ay, by = w.axes[0]
+        left, top, width, height = dom["box"]
+        for point in (3, 40):
+            px, py = ax * data.view[point, 0] + bx, ay * data.view[point, 1] + by
+            page.click(left + px * width / 500, top + py * height / 440)
+        text = wait_for(lambda: (t := page.eval(DOM)["text"]) and "links: 3 must" in t and t, 60,
+                        "the link added by two clicks")
+        assert "gmm, point 3 (" in text  # the first click selected point 3: its explanation
+    except BaseException:
+        if page is not None:  # what the browser showed, next to lab.log, for the failure report
+            import base64
+
+            shot = page.call("Page.captureScreenshot", format="png")
+            (tmp_path / "failure.png").write_bytes(base64.b64decode(shot["data"]))
+        raise
+    finally:
+        if page is not None:
+            page.close()
+        for proc in (chromium, lab):
+            if proc is not None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except Exception:
+                    proc.kill()
+    print(json.dumps(dom))
