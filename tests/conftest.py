@@ -48,8 +48,7 @@ def rng():
 
 
 #: Test modules that start processes, kernels, the app, or run whole recipes and the estimator
-#: check suites: marked ``slow`` so ``python -m pytest -m "not slow"`` is the inner loop (CI and the
-#: README's command run everything).
+#: check suites: marked ``slow``, so ``python -m pytest -m "not slow"`` is the inner loop.
 SLOW_MODULES = frozenset({
     "test_architecture", "test_bad_input", "test_bench", "test_cli", "test_cop_kmeans_package",
     "test_display", "test_hostile_inputs", "test_likelihood", "test_mpl", "test_no_tracebacks",
@@ -58,9 +57,47 @@ SLOW_MODULES = frozenset({
     "test_sklearn_compat", "test_sweep", "test_sweep_figures", "test_testing", "test_tutorials",
 })
 
+#: The CI tier: whole paper recipes, scikit-learn's check suite over every estimator, package
+#: builds and installs, Jupyter kernels, the browser and Dask clusters: these modules, and single
+#: tests elsewhere marked ``@pytest.mark.ci``. They are marked ``ci`` (and ``slow``) and
+#: left out of the README's ``python -m pytest`` (which must finish within 3 minutes on 2 cores);
+#: ``python -m pytest --all`` and CI (``.ci/run``) run them, and naming a file or ``-m`` runs them too.
+CI_MODULES = frozenset({
+    "test_reproductions", "test_sklearn_compat", "test_reproduce_framework", "test_tutorials",
+    "test_scaffold", "test_reproduce_cluster", "test_index_browser", "test_mpckmeans_peer",
+    "test_packaging", "test_cop_kmeans_package", "test_tutorial_notebooks", "test_notebook_browser",
+    "test_active_peer",
+})
+
+
+def pytest_addoption(parser):
+    parser.addoption("--all", action="store_true", dest="pairlab_all",
+                     help="also run the CI tier (tests marked ci), as CI does")
+
+
+def _runs_ci_tier(config) -> bool:
+    """The CI tier runs with --all, with a -m expression, or when files or tests are named."""
+    return (config.getoption("pairlab_all") or bool(config.option.markexpr)
+            or config.args_source != pytest.Config.ArgsSource.TESTPATHS)
+
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = item.path
-        if path.parent.name == "gui" or path.stem in SLOW_MODULES:
+        if path.stem in CI_MODULES:
+            item.add_marker(pytest.mark.ci)
+        if path.parent.name == "gui" or path.stem in SLOW_MODULES or item.get_closest_marker("ci"):
             item.add_marker(pytest.mark.slow)
+    if _runs_ci_tier(config):
+        return
+    kept = [item for item in items if item.get_closest_marker("ci") is None]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i.get_closest_marker("ci")])
+        items[:] = kept
+
+
+def pytest_report_header(config):
+    if not _runs_ci_tier(config):
+        return ["the CI tier (tests marked ci: whole recipes, check suites, builds, kernels) is "
+                "left out; `python -m pytest --all` runs everything"]
+    return None

@@ -17,8 +17,6 @@ import pytest
 from pairlab import Constraints, Dataset
 from pairlab.registry import get_registry
 
-pytestmark = pytest.mark.slow
-
 _SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "docs" / "measurements" / "active_peer.py"
 
 

@@ -119,7 +119,7 @@ def test_qt_frame_key_is_beside_the_panels(frames, tmp_path):
     assert _border_is_blank(tmp_path / "f.png")
 
 
-@pytest.mark.slow
+@pytest.mark.ci
 def test_ppc_fig12_key_is_off_panel_d(tmp_path):
     """The recipe whose key covered points in panel (d), drawn by matplotlib."""
     from pairlab.registry import get_registry

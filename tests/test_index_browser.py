@@ -13,7 +13,7 @@ import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+pytestmark = [pytest.mark.skipif(
     CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium; .ci/run "
                              "installs it): the page cannot be rendered in a real browser")]
 

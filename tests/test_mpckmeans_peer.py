@@ -14,8 +14,6 @@ import sys
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.slow
-
 _SCRIPT = pathlib.Path(__file__).resolve().parents[1] / "docs" / "measurements" / "mpck_iris_peer.py"
 
 

@@ -59,7 +59,7 @@ assert not [m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph"
 """
 
 
-@pytest.mark.slow
+@pytest.mark.ci
 def test_recipes_return_matplotlib_figures_in_three_formats_without_qt(tmp_path):
     out = subprocess.run([sys.executable, "-c", NO_QT_RECIPES, str(tmp_path)], capture_output=True,
                          text=True, timeout=600)
@@ -71,7 +71,7 @@ def test_recipes_return_matplotlib_figures_in_three_formats_without_qt(tmp_path)
     assert (tmp_path / "fig8" / "fig8-restyled.pdf").read_bytes().startswith(b"%PDF")
 
 
-@pytest.mark.slow
+@pytest.mark.ci
 def test_the_cli_takes_figures_and_formats(tmp_path, capsys):
     from pairlab.cli import main
 
@@ -96,7 +96,7 @@ assert not [m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph"
 """
 
 
-@pytest.mark.slow
+@pytest.mark.ci
 def test_a_sweep_draws_pdf_with_matplotlib_without_qt(tmp_path):
     out = subprocess.run([sys.executable, "-c", NO_QT_SWEEP_PDF, str(tmp_path)], capture_output=True,
                          text=True, timeout=300)

@@ -15,8 +15,6 @@ import shutil
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.slow
-
 SOURCE = """from pairlab.registry import get_registry
 from pairlab.links import random_pairs
 from pairlab.notebook import Stepper

@@ -166,7 +166,7 @@ print("qt", [m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph
 ]
 
 
-@pytest.mark.slow
+@pytest.mark.ci
 def test_in_a_kernel_the_widget_shows_steps_links_and_explains(tmp_path):
     nbformat = pytest.importorskip("nbformat")
     pytest.importorskip("nbclient")

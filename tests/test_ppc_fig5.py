@@ -43,6 +43,7 @@ def test_gaussian_per_class_accuracy():
     assert gaussian_per_class_accuracy(same, y) < 0.65
 
 
+@pytest.mark.ci
 def test_quick_run_and_claims():
     recipe = PPCArtificial()
     options = recipe.options({"quick": True})

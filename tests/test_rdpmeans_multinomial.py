@@ -150,6 +150,7 @@ def test_table4_claims_compare_every_printed_cell():
     assert not any(c.held for c in claims if c.printed)
 
 
+@pytest.mark.ci
 def test_table4_quick_run_without_imagenet_skips_the_printed_cells(tmp_path):
     recipe = RDPTable4()
     options = recipe.options({"quick": True})

@@ -9,8 +9,6 @@ from pairlab import get_registry
 from pairlab.reproduce import reproduce
 from pairlab.sweep.executors import make_executor
 
-pytestmark = pytest.mark.slow
-
 
 def _without_timings(doc: dict) -> str:
     doc = json.loads(json.dumps(doc))

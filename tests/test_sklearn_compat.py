@@ -95,7 +95,7 @@ def test_fitted_estimator_pickles_joblibs_and_deep_copies(name, tmp_path):
 
 @pytest.mark.parametrize("name", ALGORITHMS)
 def test_set_params_round_trip_and_not_fitted(name):
-    est = _estimator(name, random_state=3)
+    est = make_estimator(name, random_state=3)  # the defaults, compared with the class below
     params = est.get_params()
     assert est.set_params(**params) is est and est.get_params() == params
     assert clone(est).get_params() == params

@@ -255,6 +255,7 @@ def test_figure_panels_put_the_budget_on_x_one_curve_per_method_one_panel_per_da
 
 
 
+@pytest.mark.ci
 def test_a_two_worker_dask_localcluster_gives_the_same_table_as_jobs_1(tmp_path):
     pytest.importorskip("distributed")
     with make_executor(1) as one:

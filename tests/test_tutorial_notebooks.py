@@ -19,8 +19,6 @@ pytest.importorskip("anywidget")
 
 from tests.notebook_kernel import QT_CHECK, execute, outputs, text  # noqa: E402
 
-pytestmark = pytest.mark.slow  # starts a kernel per tutorial
-
 TUTORIALS = Path(__file__).resolve().parents[1] / "tutorials"
 FILES = sorted(TUTORIALS.glob("[0-9][0-9]_*.py"))
 
