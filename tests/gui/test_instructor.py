@@ -36,7 +36,7 @@ def test_trails_follow_the_means_up_to_the_cursor(qtbot, registry):
         window.step_forward()
     assert window.wait_idle(20)
     assert view.trails.shown == 0  # off by default
-    qtbot.keyClick(window, "M", QtCore.Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(window, "T", QtCore.Qt.KeyboardModifier.ShiftModifier)
     assert window.presentation.show_trails and window.presentation.view_options()["trails"]
     expected = mean_trails(pane.run.history[:pane.run.index + 1], window.lab.view_map, 2)
     assert view.trails.shown == len(expected) > 0
@@ -49,7 +49,7 @@ def test_trails_follow_the_means_up_to_the_cursor(qtbot, registry):
     window.step_back()
     shorter = mean_trails(pane.run.history[:pane.run.index + 1], window.lab.view_map, 2)
     assert view.trails.shown == len(shorter) < len(expected)  # only the iterations so far
-    qtbot.keyClick(window, "M", QtCore.Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(window, "T", QtCore.Qt.KeyboardModifier.ShiftModifier)
     assert view.trails.shown == 0 and not view.trails.item.isVisible()
 
 
