@@ -21,8 +21,9 @@ __all__ = ["Geometry", "Links", "farthest_first_lambda", "kth_mean_distance_lamb
 DIVERGENCES = ("sqeuclidean", "euclidean", "kl")
 LAMBDA_HEURISTICS = ("farthest_first", "kth_mean_distance")
 XI_MAX = 1e150
-#: Largest n * K the score tables may hold (two float64 tables of this size: 256 MiB).
-TABLE_LIMIT = 1 << 24
+#: Largest n * K the score tables may hold (two float64 tables of this size: 2 GiB; at
+#: n = 10^6 that is 134 clusters, room for the first pass's extra ones, issue 37).
+TABLE_LIMIT = 1 << 27
 
 
 def _kernels():
