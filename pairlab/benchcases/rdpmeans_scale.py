@@ -44,9 +44,13 @@ def _runs(n: int, last: int) -> tuple:
     return rdp, dp
 
 
-def _pass(which: int, at: int) -> object:
-    run = _runs(PASS_N, max(PASSES))[which]
-    return run.algorithm.step(run.history[at - 1])
+def _pass(which: int, at: int, info: dict | None = None) -> object:
+    runs = _runs(PASS_N, max(PASSES))
+    if info is not None and not info:
+        rdp, dp = (r.history[at] for r in runs)
+        info.update({"RDP-means moves": rdp.extras["n_changed"], "clusters": len(rdp.model["centers"]),
+                     "DP-means moves": dp.extras["n_changed"], "DP-means clusters": len(dp.model["centers"])})
+    return runs[which].algorithm.step(runs[which].history[at - 1])
 
 
 def child(n: int, n_links: int) -> dict:
@@ -100,8 +104,11 @@ def cases(quick: bool) -> list[BenchCase]:
     if quick:
         return []
     links = PASS_N * PARTNERS // 2
-    out = [BenchCase(f"rdpmeans-1e5-pass-{p}", functools.partial(_pass, 0, p),
-                     functools.partial(_pass, 1, p), f"DP-means pass {p} (dpmeans plugin)", PASS_N,
-                     2, 10, links, goal=3.0 if p > 1 else None, group="rdpmeans-scale")
-           for p in PASSES]
+    out = []
+    for p in PASSES:
+        info: dict = {}
+        out.append(BenchCase(f"rdpmeans-1e5-pass-{p}", functools.partial(_pass, 0, p, info),
+                             functools.partial(_pass, 1, p), f"DP-means pass {p} (dpmeans plugin)",
+                             PASS_N, 2, 10, links, goal=3.0 if p > 1 else None,
+                             group="rdpmeans-scale", info=info))
     return [*out, _whole_run_case()]
