@@ -195,13 +195,13 @@ class TVClustVariational(TVClustModel):
         resp = np.array(state.responsibilities)
         pair_sum = 0.0
         for members, early, late in self.blocks:
-            logits = log_rho[members]
-            if early is not None:
-                from_early = early @ resp
-                logits = logits + from_early + late @ resp
-            resp[members] = new = log_normalize(logits)[0]
-            if early is not None:
-                pair_sum += float(np.einsum("ik,ik->", new, from_early))
+            if early is None:
+                resp[members] = log_normalize(log_rho[members])[0]
+                continue
+            from .tvclust_kernels import block_update  # numba: imported on first use
+
+            pair_sum += block_update(members, early.indptr, early.indices, early.data, late.indptr,
+                                     late.indices, late.data, log_rho, resp)
         return resp, (pair_sum if self.link_model.links is not None else None)
 
     def explain(self, state: State, index: int) -> Explanation:
