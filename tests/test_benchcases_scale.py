@@ -29,3 +29,20 @@ def test_gibbs_scaling_fits_an_exponent():
 def test_ppc_memory_profile_runs_in_fresh_processes():
     got = ppc_scale.memory_profile((16, 24))
     assert got["n"] == [256, 576] and len(got["bytes_per_point"]) == 2
+
+
+@pytest.mark.parametrize("divergence", ["sqeuclidean", "euclidean", "kl"])
+@pytest.mark.parametrize("d", [2, 40])
+def test_rdpmeans_table_by_row_blocks_equals_column_by_column(divergence, d):
+    import numpy as np
+    from pairlab_builtins.algorithms.rdpmeans_passes import Geometry
+
+    rng = np.random.default_rng(0)
+    g = Geometry(rng.uniform(size=(5_000, d)) * 5, divergence, 0.3)
+    centers = g.Y[rng.choice(5_000, 7)]
+    blocks = np.full((5_000, 9), np.inf)
+    g.fill_table(blocks, centers, chunk=1024)
+    columns = np.full((5_000, 9), np.inf)
+    for k in range(7):
+        columns[:, k] = g.to_center(centers[k])
+    assert np.array_equal(blocks, columns)
