@@ -14,8 +14,9 @@ from pairlab.run import Run
 n, algo, k = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 X, y = blobs(n, 2, 4, std=1.5)
 links = random_pairs(y, 500, 500, np.random.default_rng(1))
-t = time.perf_counter()
+t, cpu = time.perf_counter(), time.process_time()
 state = Run(algo, Dataset(X), links, {"n_clusters": 4, "n_neighbors": k}, seed=0).run()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-print(f"{algo} n={n}: {time.perf_counter() - t:.1f} s wall, {rss:.2f} GiB peak RSS, "
+print(f"{algo} n={n}: {time.perf_counter() - t:.1f} s wall, {time.process_time() - cpu:.1f} s CPU, "
+      f"{rss:.2f} GiB peak RSS, "
       f"{state.iteration} iterations")

@@ -245,8 +245,7 @@ class RDPMeans(Algorithm):
         _check_table(n, K0 + 1)
         cap = max(K0 + 1, min(max(8, 2 * K0), rdpmeans_passes.TABLE_LIMIT // n))
         table = np.full((n, cap), np.inf)
-        for k in range(K0):
-            table[:, k] = self.geometry.to_center(centers[k])
+        self.geometry.fill_table(table, centers)
         mode, H, minima = "push", None, None
         if self.links is not None and (xi != 0.0 or self.xi_of_pass(number + 1) != 0.0):
             H = self._scores(state.labels, K0)  # kept from the step that made ``state``

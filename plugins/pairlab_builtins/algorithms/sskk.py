@@ -26,12 +26,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
 from pairlab import Algorithm, Param, State, hookimpl
 from pairlab.errors import InvalidInputError
 from pairlab.explanation import Bars, Explanation
 
 from .kernels import KERNELS, kernel_to_points, mean_squared_distance, pairwise_kernel
+from .sskk_sparse import dense_row, diagonal, smallest_eigenvalue, sparse_farthest_first, sparse_kernel
 
 __all__ = ["SSKK", "kernel_kmeans_distances", "kernel_kmeans_objective"]
 
@@ -43,13 +45,14 @@ def _indicator(labels: np.ndarray, k: int) -> np.ndarray:
 
 
 def kernel_kmeans_distances(K: np.ndarray, labels: np.ndarray, k: int) -> np.ndarray:
-    """(n, k) squared feature-space distance of every point to every cluster mean; inf if empty."""
+    """(n, k) squared feature-space distance of every point to every cluster mean; inf if empty.
+    ``K`` may be dense or scipy-sparse."""
     Z = _indicator(labels, k)
     sizes = Z.sum(axis=0)
-    KZ = K @ Z
+    KZ = np.asarray(K @ Z)
     within = np.einsum("ic,ic->c", Z, KZ)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d = np.diag(K)[:, None] - 2.0 * KZ / sizes + within / sizes**2
+        d = diagonal(K)[:, None] - 2.0 * KZ / sizes + within / sizes**2
     d[:, sizes == 0] = np.inf
     return d
 
@@ -59,9 +62,9 @@ def kernel_kmeans_objective(K: np.ndarray, labels: np.ndarray) -> float:
     k = int(labels.max()) + 1 if labels.size else 0
     Z = _indicator(labels, k)
     sizes = Z.sum(axis=0)
-    within = np.einsum("ic,ic->c", Z, K @ Z)
+    within = np.einsum("ic,ic->c", Z, np.asarray(K @ Z))
     used = sizes > 0
-    return float(np.trace(K) - (within[used] / sizes[used]).sum())
+    return float(diagonal(K).sum() - (within[used] / sizes[used]).sum())
 
 
 class SSKK(Algorithm):
@@ -99,6 +102,9 @@ class SSKK(Algorithm):
               "initial centres (k, d) in input space (linear or rbf kernel); points start at "
               "the nearest one in feature space", nullable=True),
         Param("max_iter", int, 100, "maximum number of iterations", low=1),
+        Param("n_neighbors", int, None,
+              "none: dense n x n kernel; k: the kernel kept only on a symmetric k-nearest-neighbour "
+              "graph (sparse, memory O(n k)), sigma from a sparse eigensolver", nullable=True, low=1),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -110,6 +116,9 @@ class SSKK(Algorithm):
         if p["means_init"] is not None and p["kernel"] == "precomputed":
             raise InvalidInputError("means_init needs feature vectors; it cannot be used with "
                                     "kernel='precomputed'.")
+        if p["n_neighbors"] is not None:
+            self._build_sparse()
+            return
         K = pairwise_kernel(self.X, p["kernel"], p["bandwidth"])
         self.bandwidth = p["bandwidth"]
         if p["kernel"] == "rbf" and self.bandwidth is None:
@@ -135,6 +144,21 @@ class SSKK(Algorithm):
         KW.flat[:: n + 1] += self.sigma
         self.K_tilde = KW
         self.weight = w
+
+    def _build_sparse(self) -> None:
+        """K, W and K_tilde as CSR matrices on the kNN graph (see :mod:`.sskk_sparse`)."""
+        from .sparse_spectral import pair_matrix
+
+        p = self.params
+        K, self.bandwidth = sparse_kernel(self.X, p["kernel"], p["n_neighbors"], p["bandwidth"])
+        w = p["weight"] if p["weight"] is not None else float(abs(K).max()) or 1.0
+        W = pair_matrix(K.shape[0], self.constraints, w).tocsr()
+        KW = (K + W).tocsr()
+        sigma = p["sigma"]
+        if sigma is None:
+            sigma = max(0.0, -smallest_eigenvalue(KW))
+        self.K, self.W, self.weight, self.sigma = K, W, w, float(sigma)
+        self.K_tilde = (KW + self.sigma * sparse.identity(K.shape[0], format="csr")).tocsr()
 
     # -- initialisation ------------------------------------------------------------------------
     def _seed_labels(self) -> np.ndarray:
@@ -168,9 +192,9 @@ class SSKK(Algorithm):
         """k-means++ seeding with feature-space distances d(i, j) = K_ii + K_jj - 2 K_ij."""
         Kt = self.K_tilde
         n = Kt.shape[0]
-        diag = np.diag(Kt)
+        diag = diagonal(Kt)
         chosen = [int(self.rng.integers(n))]
-        sq = np.maximum(diag + diag[chosen[0]] - 2 * Kt[chosen[0]], 0.0)
+        sq = np.maximum(diag + diag[chosen[0]] - 2 * dense_row(Kt, chosen[0]), 0.0)
         for _ in range(1, k):
             total = sq.sum()
             if total <= 0:
@@ -178,7 +202,7 @@ class SSKK(Algorithm):
             else:
                 nxt = int(min(np.searchsorted(np.cumsum(sq), self.rng.random() * total), n - 1))
             chosen.append(nxt)
-            sq = np.minimum(sq, np.maximum(diag + diag[nxt] - 2 * Kt[nxt], 0.0))
+            sq = np.minimum(sq, np.maximum(diag + diag[nxt] - 2 * dense_row(Kt, nxt), 0.0))
         return np.array(chosen)
 
     def _farthest_first(self, k: int) -> list[np.ndarray]:
@@ -197,6 +221,8 @@ class SSKK(Algorithm):
             candidates = hoods + [np.array([i]) for i in np.flatnonzero(~covered)]
             chosen = list(range(len(hoods))) or [int(self.rng.integers(len(candidates)))]
         Kt = self.K_tilde
+        if sparse.issparse(Kt):
+            return [candidates[c] for c in sparse_farthest_first(Kt, candidates, chosen, k)]
         Z = np.zeros((Kt.shape[0], len(candidates)))
         for c, g in enumerate(candidates):
             Z[g, c] = 1.0 / g.size
@@ -258,9 +284,10 @@ class SSKK(Algorithm):
         own = Z[index]
 
         def part(M: np.ndarray) -> np.ndarray:
-            within = np.einsum("ic,ic->c", Z, M @ Z)
+            within = np.einsum("ic,ic->c", Z, np.asarray(M @ Z))
+            row = dense_row(M, index)
             with np.errstate(divide="ignore", invalid="ignore"):
-                d = M[index, index] - 2.0 * (M[index] @ Z) / sizes + within / sizes**2
+                d = row[index] - 2.0 * (row @ Z) / sizes + within / sizes**2
             return np.where(sizes > 0, d, np.inf)
 
         d_k, d_w = part(self.K), part(self.W)

@@ -45,11 +45,15 @@ from .tvclust_model import MODEL_PARAMS, TVClustModel, _suff_stats
 __all__ = ["TVClustVariational", "colour_blocks"]
 
 
-def colour_blocks(matrix: sp.csr_matrix | None, n: int) -> list[tuple[np.ndarray, sp.csr_matrix | None]]:
+Block = tuple[np.ndarray, sp.csr_matrix | None, sp.csr_matrix | None]
+
+
+def colour_blocks(matrix: sp.csr_matrix | None, n: int) -> list[Block]:
     """Blocks of points no two of which are linked: the unlinked points, then the colour classes of
-    a greedy colouring (largest degree first). Each block comes with its rows of the link matrix."""
+    a greedy colouring (largest degree first). Each block comes with its rows of the link matrix
+    split in two: the links to points of earlier blocks and those to later ones (the rows' sum)."""
     if matrix is None:
-        return [(np.arange(n), None)]
+        return [(np.arange(n), None, None)]
     indptr, indices = matrix.indptr, matrix.indices
     degree = np.diff(indptr)
     colour = np.full(n, -1, dtype=np.int64)
@@ -60,13 +64,16 @@ def colour_blocks(matrix: sp.csr_matrix | None, n: int) -> list[tuple[np.ndarray
         while c in used:
             c += 1
         colour[i] = c
-    blocks: list[tuple[np.ndarray, sp.csr_matrix | None]] = []
+    blocks: list[Block] = []
     free = np.flatnonzero(colour < 0)
     if free.size:
-        blocks.append((free, None))
+        blocks.append((free, None, None))
     for c in range(int(colour.max()) + 1):
         members = np.flatnonzero(colour == c)
-        blocks.append((members, matrix[members]))
+        rows = matrix[members].tocoo()
+        early = colour[rows.col] < c
+        blocks.append((members, *(sp.csr_matrix((rows.data[m], (rows.row[m], rows.col[m])),
+                                                shape=rows.shape) for m in (early, ~early))))
     return blocks
 
 
@@ -112,7 +119,10 @@ class TVClustVariational(TVClustModel):
         return {"a": a, "b": b, "e_log_v": e_log_v, "e_log_1mv": e_log_1mv, "e_log_pi": e_log_pi,
                 "post": post}
 
-    def _elbo(self, resp: np.ndarray, g: dict[str, Any], ell: np.ndarray) -> tuple[float, dict[str, float]]:
+    def _elbo(self, resp: np.ndarray, g: dict[str, Any], ell: np.ndarray,
+              pair_sum: float | None = None) -> tuple[float, dict[str, float]]:
+        """The ELBO and its terms; ``pair_sum`` = sum over linked pairs of W_ij q(z_i)'q(z_j) when
+        the caller has it (the block sweep does), else computed with one product W q(z)."""
         alpha = self.params["alpha"]
         a, b = g["a"], g["b"]
         data = float((resp * (ell + g["e_log_pi"])).sum())
@@ -121,19 +131,21 @@ class TVClustVariational(TVClustModel):
         sticks = float((math.log(alpha) + (alpha - 1.0) * g["e_log_1mv"]).sum()
                        + (betaln(a, b) - (a - 1.0) * g["e_log_v"] - (b - 1.0) * g["e_log_1mv"]).sum())
         kl = float(self.base.kl(g["post"]).sum())
-        links = self.link_model.constant + 0.5 * float((resp * self.link_model.field(resp)).sum())
+        if pair_sum is None:
+            pair_sum = 0.5 * float((resp * self.link_model.field(resp)).sum())
+        links = self.link_model.constant + pair_sum
         jac = -self.Z.shape[0] * self.Z.shape[1] * self.std.log_scale
         terms = {"expected_log_lik": data + jac, "entropy": entropy, "sticks": sticks, "kl_theta": -kl,
                  "links": links}
         return sum(terms.values()), terms
 
     def _state(self, iteration: int, resp: np.ndarray, g: dict[str, Any] | None = None,
-               ell: np.ndarray | None = None, phase: str = "") -> State:
+               ell: np.ndarray | None = None, phase: str = "", pair_sum: float | None = None) -> State:
         """The state for q(z) = ``resp`` with q(v), q(theta) updated from it (or the given ones)."""
         if g is None:
             g = self._globals(resp)
             ell = self.base.expected_log_lik(self.Z, g["post"])
-        elbo, terms = self._elbo(resp, g, ell)
+        elbo, terms = self._elbo(resp, g, ell, pair_sum)
         means, covs = self.base.moments(g["post"])
         mean_v = g["a"] / (g["a"] + g["b"])
         weights = mean_v * np.r_[1.0, np.cumprod(1.0 - mean_v)[:-1]]
@@ -161,28 +173,36 @@ class TVClustVariational(TVClustModel):
     def step(self, state: State) -> State:
         """q(z) block by block, then q(v) and q(theta) (inside :meth:`_state`): the two halves
         without computing the half-state's ELBO, which ``Algorithm.step`` would."""
-        return self._state(state.iteration + 1, self._update_z(state))
+        resp, pair_sum = self._update_z(state)
+        return self._state(state.iteration + 1, resp, pair_sum=pair_sum)
 
     def half_step(self, state: State) -> State:
         """q(z) block by block under the state's q(v), q(theta)."""
         g = {**dict(state.extras["q_v"]), "e_log_pi": state.extras["e_log_pi"],
              "post": dict(state.extras["q_theta"])}
-        return self._state(state.iteration + 1, self._update_z(state), g,
-                           np.asarray(state.extras["expected_log_lik"]), phase=self.phases[0])
+        resp, pair_sum = self._update_z(state)
+        return self._state(state.iteration + 1, resp, g, np.asarray(state.extras["expected_log_lik"]),
+                           phase=self.phases[0], pair_sum=pair_sum)
 
     def finish_step(self, half: State) -> State:
         """q(v) and q(theta) from the half state's q(z)."""
         return self._state(half.iteration, np.array(half.responsibilities))
 
-    def _update_z(self, state: State) -> np.ndarray:
+    def _update_z(self, state: State) -> tuple[np.ndarray, float | None]:
+        """q(z) block by block; also sum_{linked pairs} W_ij q(z_i)'q(z_j) of the result, for free:
+        a block's links to earlier blocks meet final values, so each pair is counted once there."""
         log_rho = np.asarray(state.extras["expected_log_lik"]) + np.asarray(state.extras["e_log_pi"])
         resp = np.array(state.responsibilities)
-        for members, rows in self.blocks:
-            logits = log_rho[members]
-            if rows is not None:
-                logits = logits + rows @ resp
-            resp[members] = log_normalize(logits)[0]
-        return resp
+        pair_sum = 0.0
+        for members, early, late in self.blocks:
+            if early is None:
+                resp[members] = log_normalize(log_rho[members])[0]
+                continue
+            from .tvclust_kernels import block_update  # numba: imported on first use
+
+            pair_sum += block_update(members, early.indptr, early.indices, early.data, late.indptr,
+                                     late.indices, late.data, log_rho, resp)
+        return resp, (pair_sum if self.link_model.links is not None else None)
 
     def explain(self, state: State, index: int) -> Explanation:
         """The q(z_i) update for point i under this state's q(v), q(theta) and its partners' q(z):
