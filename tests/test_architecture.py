@@ -19,6 +19,7 @@ runs).
 """
 
 import ast
+import functools
 import itertools
 import subprocess
 import sys
@@ -65,16 +66,32 @@ def module_files(root: Path) -> dict[str, Path]:
     return out
 
 
+@functools.cache
+def _parsed(path: Path, text: str) -> tuple[ast.AST, tuple[ast.AST, ...]]:
+    """The syntax tree of a file and all its nodes (each file is read by four checks)."""
+    tree = ast.parse(text, str(path))
+    return tree, tuple(ast.walk(tree))
+
+
+def _nodes(path: Path) -> tuple[ast.AST, ...]:
+    return _parsed(path, path.read_text())[1]
+
+
 def imported_names(module: str, path: Path) -> set[str]:
     """Every module name ``path`` imports (absolute, with relative imports resolved; the names of
     ``from X import a`` as ``X`` and ``X.a``), at any depth: lazy imports count."""
+    return set(_imported_names(module, path, path.read_text()))
+
+
+@functools.cache
+def _imported_names(module: str, path: Path, text: str) -> frozenset[str]:
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names: set[str] = set()
-    tree = ast.parse(path.read_text(), str(path))
-    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+    nodes = _parsed(path, text)[1]
+    typing_only = {id(n) for block in nodes if isinstance(block, ast.If)
                    and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
                    for stmt in block.body for n in ast.walk(stmt)}
-    for node in ast.walk(tree):
+    for node in nodes:
         if id(node) in typing_only:
             continue
         if isinstance(node, ast.Import):
@@ -87,7 +104,7 @@ def imported_names(module: str, path: Path) -> set[str]:
                 target = node.module or ""
             names.add(target)
             names.update(f"{target}.{a.name}" for a in node.names)
-    return names
+    return frozenset(names)
 
 
 def import_graph(files: dict[str, Path]) -> dict[str, set[str]]:
@@ -150,7 +167,7 @@ def private_imports(module: str, path: Path, files: dict[str, Path]) -> list[str
     another package than ``module``."""
     package = _package_of(module, files)
     found = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in _nodes(path):
         if not isinstance(node, ast.ImportFrom):
             continue
         if node.level:
@@ -191,7 +208,7 @@ def run_state_writes(module: str, path: Path) -> list[str]:
     def report(node: ast.AST, target: ast.AST) -> None:
         found.append(f"{module}:{node.lineno}: {ast.unparse(target)} (writes a Run's state)")
 
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in _nodes(path):
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
             targets = (node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target])
             flat = []
