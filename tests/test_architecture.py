@@ -25,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 QT = ("PySide6", "pyqtgraph", "PyQt5", "PyQt6", "shiboken6")
 PRESENTATION = ("pairlab.gui", "pairlab.render", "pairlab.benchcases.gui", "pairlab.sweep.figures")
@@ -311,6 +313,7 @@ def test_the_layering_check_catches_each_kind_of_violation(tmp_path):
     assert len(found) == 6
 
 
+@pytest.mark.ci  # starts Python processes
 def test_running_an_algorithm_loads_no_qt():
     code = (
         "import sys, pairlab\n"
@@ -340,6 +343,7 @@ def test_the_notebook_layer_rules_catch_qt_and_the_renderer(tmp_path):
     ]
 
 
+@pytest.mark.ci  # starts Python processes
 def test_drawing_with_matplotlib_loads_no_qt(tmp_path):
     code = (
         "import sys, numpy as np\n"

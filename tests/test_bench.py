@@ -3,6 +3,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from pairlab.bench import BenchCase, discover_cases, run_case, time_call, time_pair
 from pairlab.cli import main
 
@@ -46,6 +48,7 @@ def test_case_repeats_and_info_reach_the_entry():
     assert len(ran) == 1 and entry["info"] == {"peak": 1.5}   # one run, no warm-up
 
 
+@pytest.mark.ci  # starts Python processes
 def test_bench_output_has_no_qt_offscreen_noise():
     """Listing the cases builds no window, and a window with size hints shown offscreen prints no
     "This plugin does not support propagateSizeHints()" line (it does without the filter)."""

@@ -1,6 +1,8 @@
 import itertools
 import json
 
+import pytest
+
 from pairlab.cli import main
 from tests.helpers import run_cli
 
@@ -38,6 +40,7 @@ def test_errors_are_one_line_messages(capsys):
     assert "Did you mean 'gmm'" in capsys.readouterr().err
 
 
+@pytest.mark.ci  # starts Python processes
 def test_console_script_entry_point():
     out = run_cli("list")
     assert out.returncode == 0 and "gmm" in out.stdout and "two-moons" in out.stdout

@@ -284,6 +284,7 @@ def test_session_errors_are_readable(lab, tmp_path):
         apply_session(lab, doc)
 
 
+@pytest.mark.ci  # starts Python processes
 def test_model_layer_imports_no_qt():
     code = ("import sys\nimport pairlab.gui.model, pairlab.draw.frames, pairlab.gui.session, "
             "pairlab.draw.palette, pairlab.gui.command\n"

@@ -22,6 +22,7 @@ def _no_traceback(done):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Qt's xcb platform")
+@pytest.mark.ci  # starts Python processes
 def test_gui_without_a_display_says_what_to_do_instead_of_qt_abort():
     """Issue 33.9: `pairlab gui` with no display ended in Qt's abort (exit 134)."""
     env = {k: v for k, v in os.environ.items()
@@ -50,6 +51,7 @@ def test_gui_probe_reports_a_display_qt_cannot_open():
     assert problem is not None and "xcb" in problem and "--screenshot" in problem
 
 
+@pytest.mark.ci  # starts Python processes
 def test_gui_refuses_a_negative_number_of_links(tmp_path):
     """Issue 33.10: `pairlab gui --must-link -3 --screenshot x.png` exited 0."""
     for flag in ("--must-link", "--cannot-link"):
@@ -195,6 +197,7 @@ def test_bench_prints_the_goal_it_checks():
     assert goal_text(BenchCase("y", lambda: None, None, "-", 1, 1, 1, 0, goal_seconds=0.5)) == "<0.5s"
 
 
+@pytest.mark.ci  # starts Python processes
 def test_sweep_progress_into_a_log_file_is_plain_lines(tmp_path):
     """Issue 33.11: carriage-return frames landed in log files when stderr was not a terminal."""
     log = tmp_path / "log.txt"
@@ -234,6 +237,7 @@ def test_gmpr_refuses_more_classes_than_points_before_allocating(name):
         make_estimator(name, n_components=10**9, random_state=0).fit(X)
 
 
+@pytest.mark.ci  # starts Python processes
 def test_cli_sizes_beyond_memory_are_one_line_errors():
     """Issue 33.7: `--data n_samples=10**12` printed a MemoryError traceback; sizes no check
     foresees end in one line too (limited to 3 GB of address space here)."""
@@ -285,6 +289,7 @@ def pairlab_algorithms():
 """
 
 
+@pytest.mark.ci  # starts Python processes
 def test_a_plugin_that_prints_cannot_corrupt_run_json(tmp_path):
     """Issue 33.10: a plugin's print() during `pairlab run --json` corrupted the JSON."""
     import json

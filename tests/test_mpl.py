@@ -166,6 +166,7 @@ assert not [m for m in sys.modules if m.split(".")[0] in ("PySide6", "pyqtgraph"
 """
 
 
+@pytest.mark.ci  # starts Python processes
 def test_a_sweep_draws_its_figures_with_matplotlib_without_qt(tmp_path):
     import subprocess
 

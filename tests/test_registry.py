@@ -71,6 +71,7 @@ def test_unknown_name_lists_known_and_suggests():
         reg.algorithm("gmn")
 
 
+@pytest.mark.ci  # starts Python processes
 def test_external_plugin_installed_through_entry_points(tmp_path):
     site = make_site_plugin(tmp_path, "pairlab-one", "pairlab_one", GOOD)
     out = run_cli("list", "--json", extra_path=site, external=True)
@@ -89,6 +90,7 @@ def test_external_plugin_installed_through_entry_points(tmp_path):
     assert json.loads(run.stdout)["iterations"] == 3
 
 
+@pytest.mark.ci  # starts Python processes
 def test_disable_switch_hides_external_plugins(tmp_path):
     site = make_site_plugin(tmp_path, "pairlab-one", "pairlab_one", GOOD)
     out = run_cli("list", "--json", extra_path=site, external=False)
@@ -96,6 +98,7 @@ def test_disable_switch_hides_external_plugins(tmp_path):
     assert "one-cluster" not in names and "gmm" in names
 
 
+@pytest.mark.ci  # starts Python processes
 def test_broken_plugin_is_reported_and_the_rest_works(tmp_path):
     site = make_site_plugin(tmp_path / "a", "pairlab-broken", "pairlab_broken", BROKEN)
     out = run_cli("plugins", extra_path=site, external=True)

@@ -215,6 +215,7 @@ def test_two_local_workers_give_the_same_table_as_one_and_never_load_qt(tmp_path
     assert probe.values == [[], []] and not any(probe.errors)
 
 
+@pytest.mark.ci  # starts Python processes
 def test_a_sweep_killed_midway_completes_on_rerun_with_one_row_per_trial(tmp_path):
     spec = dict(SPEC, trials=60, algorithms=[{"name": "gmm", "params": {"n_components": 2}}],
                 links={"generator": "random", "budget": [0, 4]})
@@ -341,6 +342,7 @@ def _live_group(pgid):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+@pytest.mark.ci  # starts Python processes
 def test_a_killed_two_worker_sweep_leaves_no_process_behind(tmp_path, sig):
     """Issue 33.6: the fork server, the resource tracker and both workers outlived kill -9 for a
     minute or more and kept stdout open, so `pairlab sweep ... | cat` never ended."""

@@ -33,6 +33,7 @@ assert not loaded, loaded
 """
 
 
+@pytest.mark.ci  # starts Python processes
 def test_a_matplotlib_sweep_never_imports_the_qt_renderer(tmp_path):
     out = subprocess.run([sys.executable, "-c", NO_RENDERER, str(tmp_path), *SWEEP],
                          capture_output=True, text=True, timeout=300)

@@ -279,6 +279,7 @@ def test_dataset_by_registered_name():
 
 
 # -- pytest fixtures through the pytest11 entry point ---------------------------------------------
+@pytest.mark.ci  # starts Python processes
 def test_pytest_fixtures_are_available_to_any_test_suite(tmp_path):
     (tmp_path / "test_plugin_author.py").write_text(textwrap.dedent("""
         import numpy as np
