@@ -26,6 +26,7 @@ def test_gibbs_scaling_fits_an_exponent():
     assert isinstance(got["exponent"], float)
 
 
+@pytest.mark.ci  # starts Python processes
 def test_ppc_memory_profile_runs_in_fresh_processes():
     got = ppc_scale.memory_profile((16, 24))
     assert got["n"] == [256, 576] and len(got["bytes_per_point"]) == 2
