@@ -81,6 +81,37 @@ def _runs_ci_tier(config) -> bool:
             or config.args_source != pytest.Config.ArgsSource.TESTPATHS)
 
 
+def _module_marks(path) -> set[str]:
+    """The marks every test of a test module gets here (tests may add ``ci`` or ``gui``)."""
+    marks = set()
+    if path.stem in CI_MODULES:
+        marks |= {"ci", "slow"}
+    if path.parent.name == "gui" or path.stem in SLOW_MODULES:
+        marks.add("slow")
+    return marks
+
+
+def _selects(expression: str, marks: set[str]) -> bool:
+    from _pytest.mark.expression import Expression
+
+    return Expression.compile(expression).evaluate(lambda name, **kwargs: name in marks)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Do not even import a test module none of whose tests would run: a CI-tier module in the
+    README's run, a slow one under ``-m "not slow"`` (importing them is a third of the inner loop's
+    time). The tests are left out exactly as the deselection below would leave them out."""
+    if collection_path.suffix != ".py" or not collection_path.name.startswith("test_"):
+        return None
+    marks = _module_marks(collection_path)
+    if "ci" in marks and not _runs_ci_tier(config):
+        return True
+    expression = config.option.markexpr
+    if expression and not (_selects(expression, marks) or _selects(expression, marks | {"ci", "gui"})):
+        return True
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = item.path
@@ -98,6 +129,7 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_report_header(config):
     if not _runs_ci_tier(config):
-        return ["the CI tier (tests marked ci: whole recipes, check suites, builds, kernels) is "
-                "left out; `python -m pytest --all` runs everything"]
+        return [f"the CI tier ({len(CI_MODULES)} modules and the tests marked ci: whole recipes, "
+                "check suites, builds, kernels, other processes) is left out; `python -m pytest "
+                "--all` runs everything"]
     return None

@@ -306,6 +306,7 @@ def random_monotone_problem(rng):
 
 
 @pytest.mark.filterwarnings("ignore:constrained-em:UserWarning")
+@pytest.mark.slow  # over 1.5 s: out of the inner loop
 def test_objective_never_decreases_with_exact_updates():
     rng = np.random.default_rng(12)
     checked = 0

@@ -196,6 +196,7 @@ def test_giving_up_names_the_point_and_its_cannot_linked_neighbours():
     assert soft.labels.size == 4  # soft constraints never fail
 
 
+@pytest.mark.slow  # over 1.5 s: out of the inner loop
 def test_cli_error_is_one_line(tmp_path):
     path = tmp_path / "links.json"
     path.write_text('{"n_samples": 200, "must_link": [], "cannot_link": [[0, 1], [1, 2], [0, 2]]}')
@@ -253,6 +254,7 @@ def _colourable(n_groups, cl_pairs, k):
                for z in itertools.product(range(k), repeat=n_groups))
 
 
+@pytest.mark.slow  # over 1.5 s: out of the inner loop
 def test_backtracking_finds_an_assignment_exactly_when_one_exists():
     rng = np.random.default_rng(0)
     greedy_failed = 0

@@ -348,6 +348,7 @@ def test_no_links_is_plain_em_like_gmm_and_sklearn(seed, k, d):
 
 
 # -- EM never decreases the log-likelihood ------------------------------------------------------
+@pytest.mark.slow  # over 1.5 s: out of the inner loop
 def test_objective_never_decreases_with_links():
     for seed in range(14):
         rng = np.random.default_rng(seed)

@@ -29,6 +29,7 @@ def brute_pairs(y, c):
 
 @settings(max_examples=200, deadline=None)
 @given(labelings)
+@pytest.mark.slow  # over 1.5 s: out of the inner loop
 def test_against_sklearn_and_brute_force(data):
     y, c = map(np.asarray, data)
     assert adjusted_rand(y, c) == pytest.approx(skm.adjusted_rand_score(y, c), abs=1e-12)

@@ -100,6 +100,7 @@ def _hand_loop(X, rows, cv):
     return list(ParameterGrid(GRID))[int(np.argmax(means))], np.array(means)
 
 
+@pytest.mark.slow  # over 1.5 s: out of the inner loop
 def test_grid_search_with_links_equals_a_hand_written_loop(data):
     X, _y, ml, cl = data
     rows = link_rows(45, ml, cl)

@@ -63,6 +63,7 @@ def test_sparse_kernel_is_sparse_and_the_objective_never_increases():
     assert np.array_equal(again.labels, run.state.labels)
 
 
+@pytest.mark.slow  # over 1.5 s: out of the inner loop
 def test_lanczos_smallest_eigenvalue_matches_lapack():
     rng = np.random.default_rng(3)
     n = 2500

@@ -139,6 +139,7 @@ def test_without_links_equals_scikit_learns_dirichlet_process_mixture():
     np.testing.assert_allclose(means, bgm.means_, atol=1e-10)
 
 
+@pytest.mark.slow  # over 1.5 s: out of the inner loop
 def test_variational_agrees_with_the_gibbs_sampler():
     """Two overlapping groups the data alone would merge, kept apart by may-links inside and
     may-not-links across: the mean-field co-clustering probabilities are within 0.05 of the sampler's
