@@ -1,6 +1,7 @@
 """Test configuration: Qt offscreen, no third-party plugins, a fresh registry per test."""
 
 import os
+import sys
 
 # Set before anything imports Qt; the project's tests never depend on installed third-party plugins.
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -40,6 +41,23 @@ def _fresh_registry():
     _reset_if_edited()
     yield
     _reset_if_edited()
+
+
+@pytest.fixture(autouse=True)
+def _delete_closed_windows(request):
+    """Delete the windows a Qt test closed while no worker thread runs.
+
+    pytest-qt closes a test's widgets and calls ``deleteLater``, but plain event processing leaves
+    deferred deletions pending, so the C++ windows were destroyed whenever Python collected them
+    later, possibly while the next test's worker thread was running. A window's destructor then
+    waited for a Qt lock the worker held while the worker waited for the GIL: the suite hung
+    (seen once, 2026-11-27). This runs after pytest-qt's close."""
+    yield
+    core = sys.modules.get("PySide6.QtCore")
+    if core is None or "qtbot" not in request.fixturenames:
+        return
+    if core.QCoreApplication.instance() is not None:
+        core.QCoreApplication.sendPostedEvents(None, core.QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture
