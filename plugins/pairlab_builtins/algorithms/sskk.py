@@ -33,7 +33,14 @@ from pairlab.errors import InvalidInputError
 from pairlab.explanation import Bars, Explanation
 
 from .kernels import KERNELS, kernel_to_points, mean_squared_distance, pairwise_kernel
-from .sskk_sparse import dense_row, diagonal, smallest_eigenvalue, sparse_farthest_first, sparse_kernel
+from .sskk_sparse import (
+    dense_row,
+    diagonal,
+    farthest_first,
+    smallest_eigenvalue,
+    sparse_farthest_first,
+    sparse_kernel,
+)
 
 __all__ = ["SSKK", "kernel_kmeans_distances", "kernel_kmeans_objective"]
 
@@ -232,13 +239,7 @@ class SSKK(Algorithm):
         def dist(c: int) -> np.ndarray:                    # |m_x - m_c|^2 for every candidate x
             return norms + norms[c] - 2.0 * (Z[:, c] @ KZ)
 
-        nearest = np.min([dist(c) for c in chosen], axis=0)
-        while len(chosen) < k:
-            nearest[chosen] = -np.inf
-            nxt = int(np.argmax(nearest))
-            chosen.append(nxt)
-            nearest = np.minimum(nearest, dist(nxt))
-        return [candidates[c] for c in chosen]
+        return [candidates[c] for c in farthest_first(dist, chosen, k)]
 
     # -- states ------------------------------------------------------------------------------------
     def _state(self, iteration: int, labels: np.ndarray,

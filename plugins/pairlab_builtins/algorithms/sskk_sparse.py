@@ -12,6 +12,8 @@ round-off (the bandwidth's sum and the eigensolver's tolerance).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from scipy import sparse
 
@@ -81,6 +83,12 @@ def sparse_farthest_first(Kt: sparse.csr_matrix, candidates: list[np.ndarray], c
     def dist(c: int) -> np.ndarray:
         return norms + norms[c] - 2.0 * (Zc[:, c].T @ KZ).toarray().ravel()
 
+    return farthest_first(dist, chosen, k)
+
+
+def farthest_first(dist: Callable[[int], np.ndarray], chosen: list[int], k: int) -> list[int]:
+    """Add to ``chosen`` the candidate farthest from all chosen ones until there are ``k``;
+    ``dist(c)`` is the distance of every candidate to candidate ``c``."""
     nearest = np.min([dist(c) for c in chosen], axis=0)
     while len(chosen) < k:
         nearest[chosen] = -np.inf
