@@ -146,3 +146,48 @@ def test_uncertainty_needs_posteriors() -> None:
     ds = _blobs(n_per=3)
     with pytest.raises(InvalidInputError, match="label posteriors"):
         _strategy("uncertainty", ds).propose(Constraints.empty(ds.n_samples), None)
+
+
+def test_npu_random_forest_similarity_is_eq3_with_leaf_sharing_by_brute_force() -> None:
+    """The paper's M(x, y) (Xiong et al. 2014, sec. 4.1): the share of the trees of a random forest
+    trained on the current cluster labels in which x and y reach the same leaf; p(x in N_l) (eq. 3)
+    is its mean over N_l, normalised; the point asked maximises eq. 6."""
+    ds = _blobs(n_per=6)
+    n = ds.n_samples
+    state = State(1, np.asarray(ds.y))
+    strat = _strategy("npu", ds, seed=4, similarity="random-forest", n_trees=20)
+    links = Constraints.empty(n)
+    for _ in range(5):
+        (i, j), = strat.propose(links, state).tolist()
+        strat.tell((i, j), bool(ds.y[i] == ds.y[j]))
+    strat.propose(links, state)
+    leaves = strat._leaves
+    assert leaves.shape == (n, 20)
+    placed = {p for h in strat.hoods for p in h}
+    best, score = None, -np.inf
+    for x in range(n):
+        if x in placed:
+            continue
+        m = [np.mean([np.mean([leaves[x, t] == leaves[y, t] for t in range(20)]) for y in h])
+             for h in strat.hoods]
+        p = np.array(m) + 1e-12
+        p = p / p.sum()
+        ratio = -(p * np.log(p)).sum() / sum(r * q for r, q in enumerate(sorted(p, reverse=True), 1))
+        if ratio > score + 1e-12:
+            best, score = x, ratio
+    assert strat.pending == best
+    # a forest trained on the true classes of well separated blobs puts points with their class
+    own = strat._probabilities(np.arange(n))
+    hood_class = [int(ds.y[h[0]]) for h in strat.hoods]
+    assert all(own[x, hood_class.index(int(ds.y[x]))] > 0.5 for x in range(n)
+               if int(ds.y[x]) in hood_class)
+
+
+def test_npu_random_forest_needs_the_model_labels() -> None:
+    ds = _blobs(n_per=4)
+    strat = _strategy("npu", ds, similarity="random-forest")
+    links = Constraints.empty(ds.n_samples)
+    with pytest.raises(InvalidInputError, match="fitted model's labels"):
+        for _ in range(6):
+            (i, j), = strat.propose(links, None).tolist()
+            strat.tell((i, j), bool(ds.y[i] == ds.y[j]))

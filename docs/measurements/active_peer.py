@@ -20,6 +20,7 @@ The peer is optional and never a dependency: pip install --no-deps active-semi-s
 (its package __init__ imports metric_learn, so its module files are loaded directly here).
 Run: python docs/measurements/active_peer.py [SEEDS]
      python docs/measurements/active_peer.py --closure   (ours on the asked pairs vs the closure)
+     python docs/measurements/active_peer.py --npu-forest [SEEDS]   (our npu, paper's similarity)
 """
 
 from __future__ import annotations
@@ -100,13 +101,14 @@ def _timed(name: str) -> type:
     return Timed
 
 
-def ours(X: np.ndarray, y: np.ndarray, name: str, seed: int) -> tuple[dict[int, float], float, float]:
+def ours(X: np.ndarray, y: np.ndarray, name: str, seed: int, strategy_params: dict | None = None
+         ) -> tuple[dict[int, float], float, float]:
     """ARI after each budget, strategy ms per query, loop ms per query."""
     k = int(np.unique(y).size)
     strategy = _timed(name)
     t0 = time.perf_counter()
     r = active_learn("pck-means", Dataset(X, y), strategy, max(BUDGETS), params={"n_clusters": k},
-                     seed=seed, metric="ari")
+                     strategy_params=strategy_params, seed=seed, metric="ari")
     loop = time.perf_counter() - t0
     by = dict(zip(r.n_queries, r.scores, strict=True))
     return {b: by[b] for b in BUDGETS}, 1e3 * strategy.spent / max(BUDGETS), 1e3 * loop / max(BUDGETS)
@@ -207,9 +209,24 @@ def closure_check(seeds: range = range(5)) -> list[str]:
     return out
 
 
+def npu_forest(seeds: range) -> list[str]:
+    """Our npu with the paper's random-forest similarity (50 trees, as the peer): ARI after each
+    budget and ms per query, per data set."""
+    out = []
+    for dname in ("iris", "wine"):
+        X, y = task(dname)
+        o = [ours(X, y, "npu", s, {"similarity": "random-forest"}) for s in seeds]
+        ari = " / ".join(f"{np.mean([r[0][b] for r in o]):.3f}" for b in BUDGETS)
+        out.append(f"{dname} npu random-forest: {ari}; {np.median([r[1] for r in o]):.1f} ms/q "
+                   f"(strategy), {np.median([r[2] for r in o]):.1f} ms/q (loop)")
+    return out
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--closure"]:
         print("\n".join(closure_check()))
+    elif sys.argv[1:2] == ["--npu-forest"]:
+        print("\n".join(npu_forest(range(int(sys.argv[2]) if len(sys.argv) > 2 else 10))))
     else:
         n = int(sys.argv[1]) if len(sys.argv) > 1 else 10
         print(table(measure(range(n))))

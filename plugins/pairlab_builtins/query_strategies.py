@@ -7,7 +7,8 @@
 * ``minmax``: Mallapragada, Jin & Jain (2008): Explore as above; Consolidate asks about the point
   whose largest similarity to the skeleton is smallest (the min-max criterion).
 * ``npu``: Xiong, Azimi & Fern (2014): the point with the largest neighbourhood uncertainty per
-  expected query (eq. 4 / eq. 6), asked against neighbourhoods by decreasing probability.
+  expected query (eq. 4 / eq. 6), asked against neighbourhoods by decreasing probability; the
+  similarity of eq. 3 is the model's (default, fast) or the paper's random forest.
 * ``uncertainty``: the pair whose same-cluster posterior is most uncertain under the fitted
   model's label posteriors (GM-PR, PPC, constrained EM): expected information gain of a noise-free
   answer, H(P(z_i = z_j)).
@@ -163,11 +164,19 @@ class NPU(_Neighbourhoods):
     title = "Normalised point-based uncertainty (Xiong, Azimi & Fern 2014)"
     citation = "Xiong, Azimi & Fern, Active learning of constraints for semi-supervised clustering, TKDE 2014"
     uses_model = True
+    params = (
+        Param("similarity", str, "model",
+              "M(x, y) of eq. 3. model: the fitted model's co-cluster probability (an RBF without "
+              "a model; fast); random-forest: the paper's, the share of the trees of a random "
+              "forest trained on the current cluster labels in which x and y reach the same leaf",
+              choices=("model", "random-forest")),
+        Param("n_trees", int, 50, "trees of the random forest (similarity random-forest)", low=1),
+    )
 
     def _probabilities(self, cand: np.ndarray) -> np.ndarray:
-        """p(x in N_l) (eq. 3): mean co-cluster probability with N_l's points under the model's
-        posteriors, or with an RBF similarity when no model is given (the paper uses a random
-        forest's similarity; pairlab uses the clustering it is refitting)."""
+        """p(x in N_l) (eq. 3): the mean similarity M(x, y) over y in N_l, normalised over l."""
+        if self.values["similarity"] == "random-forest":
+            return self._normalise([self._forest_similarity(cand, h) for h in self._forest_hoods()])
         resp = None if self.state is None else self.state.responsibilities
         if resp is None:
             resp = np.eye(int(self.state.labels.max()) + 1)[self.state.labels] if (
@@ -179,8 +188,34 @@ class NPU(_Neighbourhoods):
             else:
                 d = ((self.x[cand, None, :] - self.x[None, h, :]) ** 2).sum(-1)
                 cols.append(np.exp(-d / (2 * self._scale())).mean(axis=1))
+        return self._normalise(cols)
+
+    @staticmethod
+    def _normalise(cols: list[np.ndarray]) -> np.ndarray:
         p = np.column_stack(cols) + 1e-12
         return p / p.sum(axis=1, keepdims=True)
+
+    def _forest_hoods(self) -> list[list[int]]:
+        """Fit the paper's random forest on the current cluster labels (sec. 4.1) and keep each
+        point's leaf per tree; the neighbourhoods to compare with."""
+        from sklearn.ensemble import RandomForestClassifier
+
+        if self.state is None:
+            raise InvalidInputError("npu with similarity random-forest needs the fitted model's "
+                                    "labels: pass the current state to propose")
+        labels = np.asarray(self.state.labels)
+        forest = RandomForestClassifier(n_estimators=self.values["n_trees"],
+                                        random_state=int(self.rng.integers(2**31 - 1)))
+        self._leaves = forest.fit(self.x, labels).apply(self.x)        # (n, trees)
+        return self.hoods
+
+    def _forest_similarity(self, cand: np.ndarray, hood: list[int]) -> np.ndarray:
+        """Mean over y in ``hood`` of M(x, y), the share of trees where x and y share a leaf."""
+        leaves = self._leaves
+        same = np.zeros(cand.size)
+        for y in hood:
+            same += (leaves[cand] == leaves[y]).mean(axis=1)
+        return same / len(hood)
 
     def _scale(self) -> float:
         if not hasattr(self, "_s2"):
