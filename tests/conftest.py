@@ -20,6 +20,26 @@ from pairlab import registry as _registry
 threadpool_limits(1)  # numpy may already be loaded by a pytest plugin before this file
 
 
+def pytest_configure(config):
+    """Refuse to run against an interpreter where this checkout is not installed: without
+    ``pip install -e ".[test]"`` the core imports from the working folder but the built-in
+    plugins (``plugins/``) do not, and hundreds of tests failed with ModuleNotFoundError."""
+    from pathlib import Path
+
+    here = Path(str(config.rootpath)).resolve()
+    try:
+        import pairlab_builtins
+    except ModuleNotFoundError:
+        raise pytest.UsageError(
+            f"pairlab is not installed in this Python ({sys.executable}): run "
+            f'`pip install -e ".[test]"` in {here} first (README, Install)') from None
+    where = Path(pairlab_builtins.__file__).resolve().parents[1]
+    if where != here / "plugins":
+        raise pytest.UsageError(
+            f"this Python's pairlab plugins come from {where}, not from this checkout ({here}): "
+            f'run `pip install -e ".[test]"` here first')
+
+
 @pytest.fixture(autouse=True)
 def _autosave_dir(tmp_path, monkeypatch):
     """The GUI's autosaves go to the test's own folder, never to the user's data directory."""
