@@ -130,9 +130,31 @@ def _module_marks(path) -> set[str]:
 
 
 def _selects(expression: str, marks: set[str]) -> bool:
-    from _pytest.mark.expression import Expression
+    """Whether ``-m expression`` selects a test with these marks. pytest's own evaluator is private,
+    so the expression is read as a Python boolean expression of names (the grammar ``-m`` shares with
+    Python for plain marker names); anything else counts as selecting, and the deselection in
+    ``pytest_collection_modifyitems`` decides as usual."""
+    import ast
 
-    return Expression.compile(expression).evaluate(lambda name, **kwargs: name in marks)
+    try:
+        tree = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return True
+
+    def value(node: ast.AST) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in marks
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not value(node.operand)
+        if isinstance(node, ast.BoolOp):
+            parts = [value(v) for v in node.values]
+            return all(parts) if isinstance(node.op, ast.And) else any(parts)
+        raise ValueError(node)
+
+    try:
+        return value(tree)
+    except ValueError:
+        return True
 
 
 def pytest_ignore_collect(collection_path, config):
