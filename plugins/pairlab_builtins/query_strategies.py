@@ -212,10 +212,11 @@ class NPU(_Neighbourhoods):
     def _forest_similarity(self, cand: np.ndarray, hood: list[int]) -> np.ndarray:
         """Mean over y in ``hood`` of M(x, y), the share of trees where x and y share a leaf."""
         leaves = self._leaves
-        same = np.zeros(cand.size)
-        for y in hood:
-            same += (leaves[cand] == leaves[y]).mean(axis=1)
-        return same / len(hood)
+        # Per tree, count the hood's points in each leaf; a candidate shares a leaf with as many
+        # hood points as its own leaf holds. Leaves are numbered per tree: offset them apart.
+        offset = leaves + np.arange(leaves.shape[1]) * (int(leaves.max()) + 1)
+        counts = np.bincount(offset[hood].ravel(), minlength=int(offset.max()) + 1)
+        return counts[offset[cand]].sum(axis=1) / (leaves.shape[1] * len(hood))
 
     def _scale(self) -> float:
         if not hasattr(self, "_s2"):
