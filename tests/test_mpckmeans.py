@@ -78,19 +78,24 @@ def _run(name, X, links, params, seed=0):
                seed=seed, registry=REG)
 
 
-@pytest.mark.parametrize(("name", "params"), VARIANTS)
-def test_each_step_is_a_literal_icm_pass_and_the_objective_never_increases(name, params):
-    for seed in range(6):
+def _steps(name, params, assignment, seeds):
+    """Run each seed's problem to the end, check J never increased, and yield every step as
+    (algorithm, previous state, state, centres, metrics)."""
+    for seed in seeds:
         X, links = _problem(seed)
-        run = _run(name, X, links, {**params, "assignment": "icm"}, seed=seed)
+        run = _run(name, X, links, {**params, "assignment": assignment}, seed=seed)
         run.run()
-        alg = run.algorithm
         objs = [s.objective for s in run.history]
         assert all(b <= a + 1e-9 * abs(a) for a, b in itertools.pairwise(objs)), objs
         for prev, state in itertools.pairwise(run.history):
-            mu, A = state.model["centers"], state.model.get("metrics")
-            assert state.objective == pytest.approx(objective_bf(alg, state.labels, mu, A), rel=1e-9)
-            assert _icm_pass(alg, prev.labels, mu, A) == state.labels.tolist()
+            yield run.algorithm, prev, state, state.model["centers"], state.model.get("metrics")
+
+
+@pytest.mark.parametrize(("name", "params"), VARIANTS)
+def test_each_step_is_a_literal_icm_pass_and_the_objective_never_increases(name, params):
+    for alg, prev, state, mu, A in _steps(name, params, "icm", range(6)):
+        assert state.objective == pytest.approx(objective_bf(alg, state.labels, mu, A), rel=1e-9)
+        assert _icm_pass(alg, prev.labels, mu, A) == state.labels.tolist()
 
 
 def _icm_pass(alg, previous, mu, A, k=3):
@@ -159,20 +164,12 @@ def test_best_steps_keep_the_cheaper_pass_and_never_increase_the_objective(name,
     """assignment="best" (MPCK-means' default): both passes under the step's centres and metrics,
     the one with the lower J kept (ties: the ICM pass), so J never increases."""
     chose_fresh = 0
-    for seed in range(8):
-        X, links = _problem(seed)
-        run = _run(name, X, links, {**params, "assignment": "best"}, seed=seed)
-        run.run()
-        alg = run.algorithm
-        objs = [s.objective for s in run.history]
-        assert all(b <= a + 1e-9 * abs(a) for a, b in itertools.pairwise(objs)), objs
-        for prev, state in itertools.pairwise(run.history):
-            mu, A = state.model["centers"], state.model.get("metrics")
-            icm, fresh = _icm_pass(alg, prev.labels, mu, A), _fresh_pass(alg, mu, A)
-            j_icm, j_fresh = objective_bf(alg, icm, mu, A), objective_bf(alg, fresh, mu, A)
-            want = fresh if j_fresh < j_icm - 1e-9 * abs(j_icm) else icm
-            assert want == state.labels.tolist()
-            chose_fresh += want != icm
+    for alg, prev, state, mu, A in _steps(name, params, "best", range(8)):
+        icm, fresh = _icm_pass(alg, prev.labels, mu, A), _fresh_pass(alg, mu, A)
+        j_icm, j_fresh = objective_bf(alg, icm, mu, A), objective_bf(alg, fresh, mu, A)
+        want = fresh if j_fresh < j_icm - 1e-9 * abs(j_icm) else icm
+        assert want == state.labels.tolist()
+        chose_fresh += want != icm
     if params.get("metric_scope") == "shared":  # there the fresh pass wins on some of these steps
         assert chose_fresh > 0
 
