@@ -44,6 +44,7 @@ from pairlab.explanation import Explanation
 from pairlab.mixture import kmeans_plusplus
 
 from .csc_beta import BETA_RULES, default_beta
+from .csc_pencil import definite_pencil
 from .explain_csc import csc_explain
 from .kernels import pairwise_kernel
 
@@ -86,15 +87,19 @@ def _low_rank_pencil(Lt: np.ndarray, Q_II: np.ndarray, involved: np.ndarray, u: 
 
 
 def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: float | None = None,
-                          beta_rule: str = "blend") -> dict[str, Any]:
+                          beta_rule: str = "blend", solver: str = "reduced") -> dict[str, Any]:
     """Solve the CSC eigenproblem; return the embedding U (n, m <= n_vectors) and its details.
 
     ``A`` is the affinity (zero diagonal), ``Q`` the constraint matrix. The result holds ``U``
     (u = D^-1/2 v of the chosen eigenvectors, least cost first), ``V`` (v, |v|^2 = vol), ``cost``
     (v' L_bar v), ``lam`` (their eigenvalues lambda), ``satisfaction`` (v' Q_bar v), ``beta``,
     ``lambda_max`` (of Q_bar) and ``vol``. ``beta`` None: the value of ``beta_rule``
-    (:func:`default_beta`); -vol without links.
+    (:func:`default_beta`); -vol without links. ``solver``: ``reduced`` (default) solves a
+    positive definite pencil as a standard problem (:func:`.csc_pencil.definite_pencil`),
+    ``generalised`` always with LAPACK's generalised solver (the reference the tests compare with).
     """
+    if solver not in ("reduced", "generalised"):
+        raise InvalidInputError(f"solver must be 'reduced' or 'generalised', got {solver!r}.")
     n = A.shape[0]
     d = A.sum(axis=1)
     if np.any(d <= 0):
@@ -131,12 +136,19 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
         u = None
     else:
         u /= nu
+    L_I = L[:, involved]
     if u is not None:
         L = _reflect(L, u)
     Lt = L[1:, 1:]
     mu = W = None
+    n_feasible = None
     if beta == 0 and 0 < involved.size < n:
         mu, W = _low_rank_pencil(Lt, Qb[np.ix_(involved, involved)], involved, u, n)
+    elif beta < 0 and solver == "reduced":
+        out = definite_pencil(Lt, L[:, 0], L_I, Qb[np.ix_(involved, involved)], involved, u,
+                              -beta / vol, n_vectors)
+        if out is not None:
+            mu, W, n_feasible = out
     if mu is None:
         B = Qb.copy()
         B.flat[:: n + 1] -= beta / vol
@@ -169,7 +181,7 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
         "cost": np.einsum("ij,ij->j", Vfull, Lbar_v),
         "satisfaction": np.einsum("ij,ij->j", Vfull, Qb @ Vfull),
         "lam": 1.0 / mu[order], "beta": float(beta), "lambda_max": lam_max, "vol": vol,
-        "n_feasible": int(feasible.size),
+        "n_feasible": int(feasible.size if n_feasible is None else n_feasible),
     }
 
 
