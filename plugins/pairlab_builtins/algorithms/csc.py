@@ -43,6 +43,7 @@ from pairlab.errors import InvalidInputError
 from pairlab.explanation import Explanation
 from pairlab.mixture import kmeans_plusplus
 
+from .csc_affinity import BANDWIDTH_RULES, variance_scaled
 from .csc_beta import BETA_RULES, default_beta
 from .csc_pencil import definite_pencil
 from .explain_csc import csc_explain
@@ -205,8 +206,12 @@ class CSC(Algorithm):
               "rbf: exp(-|x-y|^2 / bandwidth); precomputed: X is the (n, n) affinity matrix",
               choices=("rbf", "precomputed")),
         Param("bandwidth", float, None,
-              "RBF bandwidth b; none = mean squared distance between all pairs (GM-PR)",
+              "RBF bandwidth b: exp(-|x-y|^2 / b); none = bandwidth_rule's affinity",
               low=0.0, low_open=True, nullable=True),
+        Param("bandwidth_rule", str, "variance",
+              "RBF affinity when bandwidth is unset: variance = exp(-sum_m (x_m-y_m)^2 / "
+              "(2 var_m)) (the authors' code), mean-sq = exp(-|x-y|^2 / mean squared distance "
+              "between all pairs) (GM-PR's setting)", choices=BANDWIDTH_RULES),
         Param("beta", float, None,
               "threshold beta on v' Q_bar v (below lambda_max(Q_bar) vol); none = beta_rule's "
               "value, or -vol without links", nullable=True),
@@ -232,8 +237,9 @@ class CSC(Algorithm):
         if self.params["n_neighbors"] is not None:
             self.solution = self._sparse_solution(k)
             return
-        A = pairwise_kernel(self.X, "precomputed" if self.params["affinity"] == "precomputed"
-                            else "rbf", self.params["bandwidth"])
+        X, bandwidth = self._rbf_input()
+        A = pairwise_kernel(X, "precomputed" if self.params["affinity"] == "precomputed"
+                            else "rbf", bandwidth)
         if np.any(A < 0):
             raise InvalidInputError("the affinity matrix must be non-negative.")
         A.flat[:: n + 1] = 0.0
@@ -246,6 +252,14 @@ class CSC(Algorithm):
                 np.add.at(Q, (pairs[:, 1], pairs[:, 0]), sign * conf)
         self.solution = constrained_embedding(A, Q, max(k - 1, 1), self.params["beta"],
                                               self.params["beta_rule"])
+
+    def _rbf_input(self) -> tuple[np.ndarray, float | None]:
+        """(X, bandwidth) for the RBF affinity: with ``bandwidth_rule="variance"`` and no bandwidth,
+        X / sqrt(2 var_m) and b = 1 (:func:`.csc_affinity.variance_scaled`)."""
+        p = self.params
+        if p["affinity"] == "rbf" and p["bandwidth"] is None and p["bandwidth_rule"] == "variance":
+            return variance_scaled(self.X), 1.0
+        return self.X, p["bandwidth"]
 
     def _sparse_solution(self, k: int) -> dict[str, Any]:
         from .sparse_spectral import (
@@ -262,7 +276,8 @@ class CSC(Algorithm):
                 raise InvalidInputError("the affinity matrix must be non-negative.")
             A = knn_of_similarity(S, p["n_neighbors"])
         else:
-            A = knn_affinity(self.X, p["n_neighbors"], p["bandwidth"])
+            X, bandwidth = self._rbf_input()
+            A = knn_affinity(X, p["n_neighbors"], bandwidth)
         Q = pair_matrix(self.dataset.n_samples, self.constraints)
         return sparse_constrained_embedding(A, Q, max(k - 1, 1), p["beta"], p["beta_rule"])
 
