@@ -107,7 +107,10 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
         raise InvalidInputError(
             f"{int(np.sum(d <= 0))} point(s) have no affinity to any other point (isolated in the "
             "graph); use a larger bandwidth or remove them.")
-    n_comp, _ = connected_components(csr_matrix(A > 0), directed=False)
+    pos = A > 0
+    # a point with an edge to every other makes the graph connected (the usual dense RBF case)
+    n_comp = 1 if (pos.sum(axis=1) - pos.diagonal()).max() >= n - 1 else connected_components(
+        csr_matrix(pos), directed=False)[0]
     if n_comp > 1:
         raise InvalidInputError(
             f"the affinity graph has {n_comp} connected components (the normalised Laplacian is "
