@@ -22,7 +22,7 @@ def test_no_constraints_is_normalised_spectral_embedding(k):
 
     X = blobs(k)
     A = pairwise_kernel(X, "rbf")
-    run = Run(CSC, Dataset(X), None, {"n_clusters": k}, seed=0)
+    run = Run(CSC, Dataset(X), None, {"n_clusters": k, "bandwidth_rule": "mean-sq"}, seed=0)
     U = run.state.extras["embedding"]
     vol = A.sum() - np.trace(A)
     E = spectral_embedding(A, n_components=k, drop_first=False, eigen_solver="arpack",
@@ -39,7 +39,7 @@ def test_no_constraints_labels_equal_sklearn_spectral_clustering(seed):
     X = blobs(seed, scale=0.6)
     A = pairwise_kernel(X, "rbf")
     sk = SpectralClustering(3, affinity="precomputed", random_state=seed).fit(A)
-    run = Run(CSC, Dataset(X), None, {"n_clusters": 3}, seed=seed)
+    run = Run(CSC, Dataset(X), None, {"n_clusters": 3, "bandwidth_rule": "mean-sq"}, seed=seed)
     run.run()
     assert adjusted_rand_score(sk.labels_, run.state.labels) == 1.0
     pre = Run(CSC, Dataset(A), None, {"n_clusters": 3, "affinity": "precomputed"}, seed=seed)
@@ -61,7 +61,7 @@ def test_eigenpairs_are_feasible_solutions_of_the_pencil(seed, beta_fraction):
     from scipy import linalg
 
     X, _, c = _problem(seed)
-    params = {"n_clusters": 3}
+    params = {"n_clusters": 3, "bandwidth_rule": "mean-sq"}
     if beta_fraction is not None:          # beta = 0 (default) uses the low-rank path
         probe = CSC(Dataset(X), c, params).solution
         params["beta"] = beta_fraction * probe["lambda_max"] * probe["vol"]
@@ -166,7 +166,7 @@ def test_pencil_is_feasible_but_not_the_minimiser_of_the_constrained_cut():
 
 def test_cannot_links_collapse_on_a_dense_graph_not_on_a_sparse_one():
     """Three separated blobs, 30 cannot-links across them, beta = 0 (``beta_rule="zero"``). With
-    the default bandwidth (mean squared distance) L_bar is close to I off its two smooth
+    GM-PR's bandwidth (the mean squared distance) L_bar is close to I off its two smooth
     directions, the feasible eigenvectors w = L^-1 (Q_bar's range) stay on the linked points and
     k-means finds one big cluster (the authors' K-way beta does the same, docs/algorithms/csc.md).
     With bandwidth 2 they spread over the blobs and the blobs are found. The default rule
@@ -178,11 +178,11 @@ def test_cannot_links_collapse_on_a_dense_graph_not_on_a_sparse_one():
     c = random_pairs(y, 0, 30, np.random.default_rng(0))
     linked = np.unique(c.cannot_link)
     for bandwidth, low, high in ((None, 0.0, 0.1), (2.0, 1.0, 1.0)):
-        free = Run(CSC, Dataset(X), None, {"n_clusters": 3, "bandwidth": bandwidth}, seed=0).run()
+        p = {"n_clusters": 3, "bandwidth": bandwidth, "bandwidth_rule": "mean-sq"}
+        free = Run(CSC, Dataset(X), None, p, seed=0).run()
         assert adjusted_rand_score(y, free.labels) == 1.0
-        st = Run(CSC, Dataset(X), c, {"n_clusters": 3, "bandwidth": bandwidth,
-                                      "beta_rule": "zero"}, seed=0).run()
-        blend = Run(CSC, Dataset(X), c, {"n_clusters": 3, "bandwidth": bandwidth}, seed=0).run()
+        st = Run(CSC, Dataset(X), c, {**p, "beta_rule": "zero"}, seed=0).run()
+        blend = Run(CSC, Dataset(X), c, p, seed=0).run()
         assert adjusted_rand_score(y, blend.labels) == 1.0
         U = st.extras["embedding"]
         share = (U[linked] ** 2).sum(0) / (U ** 2).sum(0)
@@ -201,19 +201,22 @@ def _three_blobs():
 @pytest.mark.parametrize("kind", ["must", "cannot", "both"])
 def test_links_do_not_collapse_well_separated_blobs(kind):
     """Four must-links inside blobs and/or four cannot-links across them: ARI 1 at the default
-    beta (blend), as without links; beta = 0 and the authors' K-way beta put >= 110 of 120 points in
-    one cluster on this dense graph (measured 116-118, docs/measurements/csc_links.py)."""
+    beta (blend), as without links, with the authors' affinity (default) and GM-PR's; beta = 0 and
+    the authors' K-way beta put >= 110 of 120 points in one cluster on GM-PR's dense graph
+    (measured 116-118, docs/measurements/csc_links.py)."""
     from sklearn.metrics import adjusted_rand_score
 
     X, y = _three_blobs()
     ml = np.array([[0, 1], [40, 41], [80, 81], [2, 3]]) if kind != "cannot" else None
     cl = np.array([[0, 40], [0, 80], [40, 80], [5, 45]]) if kind != "must" else None
     cons = Constraints(ml, cl, n_samples=120)
-    st = Run(CSC, Dataset(X), cons, {"n_clusters": 3}, seed=0).run()
-    assert adjusted_rand_score(y, st.labels) == 1.0
-    assert st.extras["n_feasible"] == 119              # blend: every non-trivial vector feasible
+    for bw_rule in ("variance", "mean-sq"):
+        st = Run(CSC, Dataset(X), cons, {"n_clusters": 3, "bandwidth_rule": bw_rule}, seed=0).run()
+        assert adjusted_rand_score(y, st.labels) == 1.0
+        assert st.extras["n_feasible"] == 119          # blend: every non-trivial vector feasible
     for rule in ("zero", "authors"):
-        old = Run(CSC, Dataset(X), cons, {"n_clusters": 3, "beta_rule": rule}, seed=0).run()
+        old = Run(CSC, Dataset(X), cons, {"n_clusters": 3, "beta_rule": rule,
+                                          "bandwidth_rule": "mean-sq"}, seed=0).run()
         assert np.bincount(old.labels).max() >= 110
 
 
@@ -243,3 +246,21 @@ def test_iris_with_links_at_least_spectral_clustering_without():
                                        {"n_clusters": 3, "bandwidth": 1.0}, seed=s).run().labels)
             for s in range(20)]
     assert np.mean(aris) >= sk
+
+
+def test_variance_affinity_is_the_authors_formula():
+    """bandwidth_rule="variance": A_ij = exp(-sum_m (x_im - x_jm)^2 / (2 var_m)) (var with n - 1,
+    as the authors' load_wine.m), a constant feature ignored; the run uses that affinity."""
+    from pairlab_builtins.algorithms.csc_affinity import variance_scaled
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3)) * [1.0, 5.0, 0.2]
+    Xc = np.hstack([X, np.full((12, 1), 3.0)])
+    var = X.var(axis=0, ddof=1)
+    A = np.exp(-(((X[:, None] - X[None]) ** 2) / (2 * var)).sum(-1))
+    np.testing.assert_allclose(pairwise_kernel(variance_scaled(Xc), "rbf", 1.0), A, rtol=1e-12)
+    np.fill_diagonal(A, 0.0)
+    run = Run(CSC, Dataset(Xc), None, {"n_clusters": 2}, seed=0)
+    pre = Run(CSC, Dataset(A), None, {"n_clusters": 2, "affinity": "precomputed"}, seed=0)
+    np.testing.assert_allclose(run.algorithm.solution["U"], pre.algorithm.solution["U"],
+                               rtol=1e-10, atol=1e-12)

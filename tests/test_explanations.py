@@ -283,7 +283,8 @@ def test_csc_explains_by_embedding_distances():
     rng = np.random.default_rng(4)
     X = np.vstack([rng.normal(0, 1, (7, 2)), rng.normal(3, 1, (7, 2)), rng.normal((0, 4), 1, (7, 2))])
     ml, cl = [(0, 8), (15, 16)], [(1, 2), (3, 17)]
-    run = Run("csc", Dataset(X), Constraints(ml, cl, n_samples=21), {"n_clusters": 3}, seed=0)
+    run = Run("csc", Dataset(X), Constraints(ml, cl, n_samples=21),
+              {"n_clusters": 3, "bandwidth_rule": "mean-sq"}, seed=0)   # _csc_embedding's RBF
     U_ref = _csc_embedding(X, ml, cl, run.algorithm.solution["beta"], 2)
     U = run.algorithm.solution["U"]
     for j in range(2):

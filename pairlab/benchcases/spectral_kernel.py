@@ -31,7 +31,8 @@ def cases(quick: bool) -> list[BenchCase]:
     A = np.exp(-D / (D.sum() / (n * (n - 1))))          # csc's RBF: bandwidth = mean sq. distance
 
     def csc() -> object:
-        return Run("csc", data, links, {"n_clusters": k}, seed=0).run()
+        return Run("csc", data, links, {"n_clusters": k, "bandwidth_rule": "mean-sq"},
+                   seed=0).run()
 
     ref_csc = ref_km_step = ref_km_fit = None
     ref_name = "scikit-learn unavailable"

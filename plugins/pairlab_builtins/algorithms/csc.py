@@ -43,7 +43,9 @@ from pairlab.errors import InvalidInputError
 from pairlab.explanation import Explanation
 from pairlab.mixture import kmeans_plusplus
 
+from .csc_affinity import BANDWIDTH_RULES, variance_scaled
 from .csc_beta import BETA_RULES, default_beta
+from .csc_pencil import definite_pencil
 from .explain_csc import csc_explain
 from .kernels import pairwise_kernel
 
@@ -86,22 +88,29 @@ def _low_rank_pencil(Lt: np.ndarray, Q_II: np.ndarray, involved: np.ndarray, u: 
 
 
 def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: float | None = None,
-                          beta_rule: str = "blend") -> dict[str, Any]:
+                          beta_rule: str = "blend", solver: str = "reduced") -> dict[str, Any]:
     """Solve the CSC eigenproblem; return the embedding U (n, m <= n_vectors) and its details.
 
     ``A`` is the affinity (zero diagonal), ``Q`` the constraint matrix. The result holds ``U``
     (u = D^-1/2 v of the chosen eigenvectors, least cost first), ``V`` (v, |v|^2 = vol), ``cost``
     (v' L_bar v), ``lam`` (their eigenvalues lambda), ``satisfaction`` (v' Q_bar v), ``beta``,
     ``lambda_max`` (of Q_bar) and ``vol``. ``beta`` None: the value of ``beta_rule``
-    (:func:`default_beta`); -vol without links.
+    (:func:`default_beta`); -vol without links. ``solver``: ``reduced`` (default) solves a
+    positive definite pencil as a standard problem (:func:`.csc_pencil.definite_pencil`),
+    ``generalised`` always with LAPACK's generalised solver (the reference the tests compare with).
     """
+    if solver not in ("reduced", "generalised"):
+        raise InvalidInputError(f"solver must be 'reduced' or 'generalised', got {solver!r}.")
     n = A.shape[0]
     d = A.sum(axis=1)
     if np.any(d <= 0):
         raise InvalidInputError(
             f"{int(np.sum(d <= 0))} point(s) have no affinity to any other point (isolated in the "
             "graph); use a larger bandwidth or remove them.")
-    n_comp, _ = connected_components(csr_matrix(A > 0), directed=False)
+    pos = A > 0
+    # a point with an edge to every other makes the graph connected (the usual dense RBF case)
+    n_comp = 1 if (pos.sum(axis=1) - pos.diagonal()).max() >= n - 1 else connected_components(
+        csr_matrix(pos), directed=False)[0]
     if n_comp > 1:
         raise InvalidInputError(
             f"the affinity graph has {n_comp} connected components (the normalised Laplacian is "
@@ -131,12 +140,19 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
         u = None
     else:
         u /= nu
+    L_I = L[:, involved]
     if u is not None:
         L = _reflect(L, u)
     Lt = L[1:, 1:]
     mu = W = None
+    n_feasible = None
     if beta == 0 and 0 < involved.size < n:
         mu, W = _low_rank_pencil(Lt, Qb[np.ix_(involved, involved)], involved, u, n)
+    elif beta < 0 and solver == "reduced":
+        out = definite_pencil(Lt, L[:, 0], L_I, Qb[np.ix_(involved, involved)], involved, u,
+                              -beta / vol, n_vectors)
+        if out is not None:
+            mu, W, n_feasible = out
     if mu is None:
         B = Qb.copy()
         B.flat[:: n + 1] -= beta / vol
@@ -169,7 +185,7 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
         "cost": np.einsum("ij,ij->j", Vfull, Lbar_v),
         "satisfaction": np.einsum("ij,ij->j", Vfull, Qb @ Vfull),
         "lam": 1.0 / mu[order], "beta": float(beta), "lambda_max": lam_max, "vol": vol,
-        "n_feasible": int(feasible.size),
+        "n_feasible": int(feasible.size if n_feasible is None else n_feasible),
     }
 
 
@@ -193,8 +209,12 @@ class CSC(Algorithm):
               "rbf: exp(-|x-y|^2 / bandwidth); precomputed: X is the (n, n) affinity matrix",
               choices=("rbf", "precomputed")),
         Param("bandwidth", float, None,
-              "RBF bandwidth b; none = mean squared distance between all pairs (GM-PR)",
+              "RBF bandwidth b: exp(-|x-y|^2 / b); none = bandwidth_rule's affinity",
               low=0.0, low_open=True, nullable=True),
+        Param("bandwidth_rule", str, "variance",
+              "RBF affinity when bandwidth is unset: variance = exp(-sum_m (x_m-y_m)^2 / "
+              "(2 var_m)) (the authors' code), mean-sq = exp(-|x-y|^2 / mean squared distance "
+              "between all pairs) (GM-PR's setting)", choices=BANDWIDTH_RULES),
         Param("beta", float, None,
               "threshold beta on v' Q_bar v (below lambda_max(Q_bar) vol); none = beta_rule's "
               "value, or -vol without links", nullable=True),
@@ -220,8 +240,9 @@ class CSC(Algorithm):
         if self.params["n_neighbors"] is not None:
             self.solution = self._sparse_solution(k)
             return
-        A = pairwise_kernel(self.X, "precomputed" if self.params["affinity"] == "precomputed"
-                            else "rbf", self.params["bandwidth"])
+        X, bandwidth = self._rbf_input()
+        A = pairwise_kernel(X, "precomputed" if self.params["affinity"] == "precomputed"
+                            else "rbf", bandwidth)
         if np.any(A < 0):
             raise InvalidInputError("the affinity matrix must be non-negative.")
         A.flat[:: n + 1] = 0.0
@@ -234,6 +255,14 @@ class CSC(Algorithm):
                 np.add.at(Q, (pairs[:, 1], pairs[:, 0]), sign * conf)
         self.solution = constrained_embedding(A, Q, max(k - 1, 1), self.params["beta"],
                                               self.params["beta_rule"])
+
+    def _rbf_input(self) -> tuple[np.ndarray, float | None]:
+        """(X, bandwidth) for the RBF affinity: with ``bandwidth_rule="variance"`` and no bandwidth,
+        X / sqrt(2 var_m) and b = 1 (:func:`.csc_affinity.variance_scaled`)."""
+        p = self.params
+        if p["affinity"] == "rbf" and p["bandwidth"] is None and p["bandwidth_rule"] == "variance":
+            return variance_scaled(self.X), 1.0
+        return self.X, p["bandwidth"]
 
     def _sparse_solution(self, k: int) -> dict[str, Any]:
         from .sparse_spectral import (
@@ -250,7 +279,8 @@ class CSC(Algorithm):
                 raise InvalidInputError("the affinity matrix must be non-negative.")
             A = knn_of_similarity(S, p["n_neighbors"])
         else:
-            A = knn_affinity(self.X, p["n_neighbors"], p["bandwidth"])
+            X, bandwidth = self._rbf_input()
+            A = knn_affinity(X, p["n_neighbors"], bandwidth)
         Q = pair_matrix(self.dataset.n_samples, self.constraints)
         return sparse_constrained_embedding(A, Q, max(k - 1, 1), p["beta"], p["beta_rule"])
 

@@ -107,7 +107,7 @@ COIL_SETS: tuple[LinkSet, ...] = tuple(
 FIG9_METHODS: tuple[tuple[str, str, str, dict[str, Any]], ...] = (
     ("gmpr", "GM-PR (m_K = 3)", "gmpr-mixture", {"n_components_per_class": 3}),
     ("sskk", "SSKK", "sskk", {}),
-    ("csc", "CSC", "csc", {}),
+    ("csc", "CSC", "csc", {"bandwidth_rule": "mean-sq"}),
 )
 #: numbers of cannot-links; the text of the paper gives no tick values, only "fewer links (<= 1000)"
 FIG9_COUNTS = (0, 100, 250, 500, 1000, 2000)
