@@ -309,6 +309,24 @@ def test_recipes_needing_private_data_say_they_are_skipped(tmp_path, name):
     assert doc["claims"] == []
 
 
+def test_shental_fig7_compares_the_captions_failure_bound_with_the_faces(tmp_path):
+    """With a yaleb.npz in --data-dir (here a small stand-in: 10 classes of 12 points) the
+    caption's "failed to converge in more than half of its runs" is a printed bound per kind."""
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(10), 12)
+    np.savez(tmp_path / "yaleb.npz", X=rng.standard_normal((120, 6)) + 0.8 * y[:, None], y=y)
+    recipe = get_registry().reproduction("shental-fig7")
+    doc = reproduce(recipe, tmp_path / "out", trials=2, jobs=1,
+                    options=recipe.options({"data_dir": str(tmp_path)}),
+                    progress=None, render=False)
+    bounds = {c["name"]: c for c in doc["claims"] if c["name"].endswith("fails_most_at_75")}
+    assert set(bounds) == {"ckm_pos_fails_most_at_75", "ckm_both_fails_most_at_75"}
+    for c in bounds.values():
+        failed = doc["data"]["table"]["yaleb"]["0.75"]["ckm_" + c["name"].split("_")[1]]["failed"]
+        assert c["paper"] == 0.5 and c["measured"] == pytest.approx(failed / 2) and c["runs"] == 2
+        assert c["held"] == (c["difference"] >= -c["tolerance"])
+
+
 def test_fig9_skipped_message_says_what_to_put_in_data_dir(tmp_path):
     recipe = get_registry().reproduction("gmpr-fig9")
     doc = reproduce(recipe, tmp_path, trials=1, jobs=1, options={"data_dir": None},
