@@ -188,6 +188,8 @@ def test_purity_curves_read_uci_files_from_data_dir(tmp_path):
     assert entry["n_samples"] == 60 and entry["n_classes"] == 2 and entry["n_features"] == 3
     assert entry["gmpr"]["mean"][0] > 0.9  # two well separated blobs
     assert any(c["name"] == "haberman_outperforms" for c in doc["claims"])
+    size = {c["name"]: c for c in doc["claims"]}["haberman_size"]  # the paper's 306, 3, 2
+    assert size["paper"] == [306, 3, 2] and size["measured"] == [60, 3, 2] and not size["held"]
 
 
 def test_ppc_fig2(tmp_path):
