@@ -354,7 +354,7 @@ class ShentalFig5(Reproduction):
                      f"{len(trials)}: " + "; ".join(failed) + ". Bars and claims use the runs that "
                      "did not fail; the counts are in the panel titles and the claims.")
         shares = {n: [round(table[n][f"{lv:g}"]["constrained_share"], 3) for lv in self.levels] for n in sets}
-        notes.append("Share of points constrained (target 15% / 30%): "
+        notes.append(f"Share of points constrained (target {' / '.join(f'{lv:.0%}' for lv in self.levels)}): "
                      + ", ".join(f"{n} {a:.0%} / {b:.0%}" for n, (a, b) in shares.items()) + ".")
         data_out = {"methods": [{"key": k, "title": t, "algorithm": a} for k, t, a, _, _ in FIG5_METHODS],
                     "levels": self.levels, "table": table, "skipped": skipped, "missing": missing}
