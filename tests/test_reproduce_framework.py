@@ -298,6 +298,18 @@ def test_ppc_section_513_claims_read_the_stated_counts():
     assert not claims["set3_below_95_at_100"].held and not claims["set3_cop_below_55"].held
 
 
+def test_ppc_uci_sizes_are_compared_on_the_sets_read():
+    from pairlab_builtins.reproductions.ppc_relations import _size_claims
+
+    sets = {"iris": {"title": "Iris", "n_samples": 150, "n_classes": 3},
+            "digits0689": {"title": "digits", "n_samples": 713, "n_classes": 4},
+            "waveform": {"title": "Waveform", "n_samples": 4999, "n_classes": 3}}
+    claims = {c.name: c for c in _size_claims(sets)}
+    assert set(claims) == {"iris_size", "waveform_size"}  # the stand-in is not the paper's data
+    assert claims["iris_size"].held and claims["iris_size"].paper == [150, 3]
+    assert not claims["waveform_size"].held and claims["waveform_size"].measured == [4999, 3]
+
+
 def test_paired_rule_needs_two_standard_errors_at_the_stated_share_of_budgets():
     from pairlab.errors import InvalidInputError
     from pairlab.reproduction import paired_rule
