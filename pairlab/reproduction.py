@@ -34,7 +34,7 @@ from .jsontext import json_ready
 from .params import Param, resolve_params
 
 __all__ = ["DATA_DIR", "QUICK", "Claim", "Reproduction", "ReproductionError", "ReproductionResult",
-           "jsonable", "paired_rule", "printed_claim", "printed_tolerance"]
+           "jsonable", "paired_rule", "printed_bound", "printed_claim", "printed_tolerance"]
 
 #: the folder with the paper's data files (``--data-dir``); None: only the shipped data
 DATA_DIR = Param("data_dir", str, None, "folder with the paper's data files (e.g. haberman.data)",
@@ -110,6 +110,23 @@ def printed_claim(name: str, statement: str, paper: float, strata: Sequence[Sequ
     held = bool(np.isfinite(tol) and abs(diff) <= tol)
     return Claim(name, statement, ours, held, paper=paper, difference=diff, tolerance=tol,
                  runs=sum(len(g) for g in groups), extension=extension)
+
+
+def printed_bound(name: str, statement: str, bound: float, strata: Sequence[Sequence[float]], *,
+                  below: bool, paper_runs: int, unit: float = 0.01,
+                  extension: bool = False) -> Claim:
+    """A printed bound ("remains less than 60 %", "never reaches 55 %", "takes over 100 pairs to
+    reach 95 %") compared as :func:`printed_claim` compares a value, one-sided: with ``below`` it
+    holds when our value is not above ``bound`` by more than the tolerance (``difference <=
+    tolerance``), otherwise when it is not below it by more (``difference >= -tolerance``). The
+    statement ends with the rule applied."""
+    side = "<= paper + tolerance" if below else ">= paper - tolerance"
+    c = printed_claim(name, f"{statement} [bound: ours {side}]", bound, strata,
+                      paper_runs=paper_runs, unit=unit, extension=extension)
+    tol, diff = c.tolerance, c.difference
+    ok = math.isfinite(tol) and math.isfinite(diff)
+    c.held = bool(ok and (diff <= tol if below else diff >= -tol))
+    return c
 
 
 def paired_rule(name: str, statement: str, differences: Sequence[Sequence[float]], *,

@@ -284,3 +284,56 @@ def test_backtracking_finds_an_assignment_exactly_when_one_exists():
             z = state.labels
             assert all(z[a] == z[b] for a, b in ml) and all(z[a] != z[b] for a, b in cl)
     assert greedy_failed > 0  # the cases are hard enough for Table 1's greedy pass
+
+
+# -- the compiled soft-CKmeans pass computes what the NumPy loop it replaced computed ------------
+def test_numpy_sum_is_bit_for_bit_ndarray_sum():
+    from pairlab_builtins.algorithms.cop_kmeans_kernels import numpy_sum
+
+    rng = np.random.default_rng(3)
+    for n in (*range(0, 40), 127, 128, 129, 130, 255, 300, 1031):
+        a = rng.standard_normal(n) * 10.0 ** rng.integers(-8, 9, n)
+        assert numpy_sum(a) == a.sum(), n  # exact equality, not approx
+
+
+def _soft_pass_numpy(d2, todo, ml, cl, w):
+    """The Python/NumPy pass soft-cop-kmeans used before the kernel (reference)."""
+    from pairlab_builtins.algorithms.cop_kmeans import _row, _row_weights
+
+    labels = d2.argmin(axis=1)
+    k = d2.shape[1]
+    assigned = np.full(d2.shape[0], -1)
+    for i in todo.tolist():
+        cost = 0.5 * d2[i]
+        m, wm = _row(ml, i), _row_weights(ml, i)
+        placed = assigned[m] >= 0
+        cost += w * (wm[placed].sum() - np.bincount(assigned[m][placed], wm[placed], minlength=k))
+        c, wc = _row(cl, i), _row_weights(cl, i)
+        placed = assigned[c] >= 0
+        cost += w * np.bincount(assigned[c][placed], wc[placed], minlength=k)
+        pref = np.argsort(d2[i], kind="stable")
+        assigned[i] = labels[i] = pref[np.argmin(cost[pref])]
+    return labels
+
+
+def test_soft_pass_kernel_matches_the_numpy_loop():
+    from pairlab_builtins.algorithms.cop_kmeans import _neighbours
+    from pairlab_builtins.algorithms.cop_kmeans_kernels import soft_pass
+
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        n, k = int(rng.integers(5, 60)), int(rng.integers(2, 6))
+        d2 = rng.random((n, k)) * 4
+        if trial % 3 == 0:  # ties in distance and in cost
+            d2 = np.round(d2 * 2) / 2
+        pairs = rng.integers(0, n, (int(rng.integers(1, 3 * n)), 2))
+        pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+        half = len(pairs) // 2
+        conf = rng.random(len(pairs)) if trial % 2 else np.ones(len(pairs))
+        ml, cl = _neighbours(pairs[:half], n, conf[:half]), _neighbours(pairs[half:], n, conf[half:])
+        todo = rng.permutation(np.unique(pairs))
+        w = float(rng.choice([0.25, 1.0, 3.7]))
+        labels = d2.argmin(axis=1)
+        soft_pass(d2, labels, todo.astype(np.int64), ml.indptr, ml.indices, ml.data, cl.indptr,
+                  cl.indices, cl.data, w)
+        assert labels.tolist() == _soft_pass_numpy(d2, todo, ml, cl, w).tolist(), trial

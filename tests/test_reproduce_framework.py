@@ -253,6 +253,63 @@ def test_printed_tolerance_follows_the_stated_rule():
     assert "tolerance" not in Claim("q", "qualitative", 1, True).describe()
 
 
+def test_printed_bound_is_one_sided_with_the_printed_value_tolerance():
+    from pairlab.reproduction import printed_bound, printed_claim
+
+    runs = [0.50, 0.54, 0.58, 0.62]  # mean 0.56
+    tol = printed_claim("c", "x", 0.60, [runs], paper_runs=100).tolerance
+    below = printed_bound("c", "less than 60%", 0.60, [runs], below=True, paper_runs=100)
+    assert below.held and below.tolerance == pytest.approx(tol) and "[bound: ours <=" in below.statement
+    assert not printed_bound("c", "reaches 60%", 0.60 + tol + 0.05, [runs], below=False,
+                             paper_runs=100).held  # far below a bound it should reach
+    assert printed_bound("c", "reaches", 0.50, [runs], below=False, paper_runs=100).held
+    assert not printed_bound("c", "less than 45%", 0.45, [runs], below=True, paper_runs=100).held
+    assert not printed_bound("c", "one run", 0.9, [[0.5]], below=True, paper_runs=100).held
+
+
+def test_ppc_section_513_claims_read_the_stated_counts():
+    from pairlab_builtins.reproductions.ppc_relations import SECTION_513, _section_513_claims
+
+    counts = [0, 10, 50, 75, 100, 150]
+    rng = np.random.default_rng(0)
+
+    def runs(level):  # count x realisation
+        return [(level(c) + 0.01 * rng.standard_normal(8)).tolist() for c in counts]
+
+    def entry(title, ppc_trn, ppc_tst, cop):
+        r = {"trn_ppc": runs(ppc_trn), "tst_ppc": runs(ppc_tst), "trn_cop": runs(cop),
+             "tst_cop": runs(cop)}
+        return {"title": title, "relations": counts, "runs": r,
+                **{k: np.mean(v, axis=1).tolist() for k, v in r.items()}}
+
+    sets = {"set1": entry("one", lambda c: 0.6 + 0.4 * min(c, 75) / 75,
+                          lambda c: 0.6 + 0.4 * min(c, 75) / 75, lambda c: 0.55),
+            "set2": entry("two", lambda c: 0.75 + 0.2 * c / 150, lambda c: 0.75 + 0.15 * c / 150,
+                          lambda c: 0.7),
+            "set3": entry("three", lambda c: 0.5 + 0.45 * c / 150, lambda c: 0.5, lambda c: 0.5)}
+    claims = {c.name: c for c in _section_513_claims(sets)}
+    assert set(claims) == {row[0] for row in SECTION_513}
+    assert all(c.held for c in claims.values()), [c.name for c in claims.values() if not c.held]
+    assert "ours at 75 relations" in claims["set1_train_after_70"].statement
+    assert "ours at 100 relations" in claims["set3_below_95_at_100"].statement
+    assert claims["set1_train_after_70"].tolerance > 0.025  # "close to": printed to 5 points
+    sets["set3"] = entry("three", lambda c: 0.99, lambda c: 0.5, lambda c: 0.6)
+    claims = {c.name: c for c in _section_513_claims(sets)}
+    assert not claims["set3_below_95_at_100"].held and not claims["set3_cop_below_55"].held
+
+
+def test_ppc_uci_sizes_are_compared_on_the_sets_read():
+    from pairlab_builtins.reproductions.ppc_relations import _size_claims
+
+    sets = {"iris": {"title": "Iris", "n_samples": 150, "n_classes": 3},
+            "digits0689": {"title": "digits", "n_samples": 713, "n_classes": 4},
+            "waveform": {"title": "Waveform", "n_samples": 4999, "n_classes": 3}}
+    claims = {c.name: c for c in _size_claims(sets)}
+    assert set(claims) == {"iris_size", "waveform_size"}  # the stand-in is not the paper's data
+    assert claims["iris_size"].held and claims["iris_size"].paper == [150, 3]
+    assert not claims["waveform_size"].held and claims["waveform_size"].measured == [4999, 3]
+
+
 def test_paired_rule_needs_two_standard_errors_at_the_stated_share_of_budgets():
     from pairlab.errors import InvalidInputError
     from pairlab.reproduction import paired_rule

@@ -188,6 +188,8 @@ def test_purity_curves_read_uci_files_from_data_dir(tmp_path):
     assert entry["n_samples"] == 60 and entry["n_classes"] == 2 and entry["n_features"] == 3
     assert entry["gmpr"]["mean"][0] > 0.9  # two well separated blobs
     assert any(c["name"] == "haberman_outperforms" for c in doc["claims"])
+    size = {c["name"]: c for c in doc["claims"]}["haberman_size"]  # the paper's 306, 3, 2
+    assert size["paper"] == [306, 3, 2] and size["measured"] == [60, 3, 2] and not size["held"]
 
 
 def test_ppc_fig2(tmp_path):
@@ -307,6 +309,24 @@ def test_recipes_needing_private_data_say_they_are_skipped(tmp_path, name):
                     progress=None)
     assert any("skipped" in n and "not found" in n for n in doc["notes"])
     assert doc["claims"] == []
+
+
+def test_shental_fig7_compares_the_captions_failure_bound_with_the_faces(tmp_path):
+    """With a yaleb.npz in --data-dir (here a small stand-in: 10 classes of 12 points) the
+    caption's "failed to converge in more than half of its runs" is a printed bound per kind."""
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(10), 12)
+    np.savez(tmp_path / "yaleb.npz", X=rng.standard_normal((120, 6)) + 0.8 * y[:, None], y=y)
+    recipe = get_registry().reproduction("shental-fig7")
+    doc = reproduce(recipe, tmp_path / "out", trials=2, jobs=1,
+                    options=recipe.options({"data_dir": str(tmp_path)}),
+                    progress=None, render=False)
+    bounds = {c["name"]: c for c in doc["claims"] if c["name"].endswith("fails_most_at_75")}
+    assert set(bounds) == {"ckm_pos_fails_most_at_75", "ckm_both_fails_most_at_75"}
+    for c in bounds.values():
+        failed = doc["data"]["table"]["yaleb"]["0.75"]["ckm_" + c["name"].split("_")[1]]["failed"]
+        assert c["paper"] == 0.5 and c["measured"] == pytest.approx(failed / 2) and c["runs"] == 2
+        assert c["held"] == (c["difference"] >= -c["tolerance"])
 
 
 def test_fig9_skipped_message_says_what_to_put_in_data_dir(tmp_path):
@@ -548,8 +568,19 @@ def test_rdp_tables_quick(tmp_path):
     from pairlab_builtins.reproductions.rdpmeans import PAPER_TABLE1
 
     printed = {c["name"]: c for c in doc["claims"] if "tolerance" in c
-               and c["name"].startswith("table1_")}
+               and c["name"].startswith("table1_") and "_average_" not in c["name"]}
     assert len(printed) == 2 * len(data["methods"]) * 3
+    # the "averaged over datasets" row, cell by cell: over iris alone an extension
+    from pairlab_builtins.reproductions.rdpmeans import PAPER_TABLE1_AVERAGE
+
+    average = {c["name"]: c for c in doc["claims"] if "_average_" in c["name"]}
+    assert len(average) == len(printed)
+    for name, c in average.items():
+        same = printed[name.replace("_average_", "_iris_")]
+        assert c["extension"] and "iris only" in c["statement"]
+        assert c["measured"] == pytest.approx(same["measured"])
+        key, metric = name.split("_")[3], name.split("_")[4]
+        assert c["paper"] == PAPER_TABLE1_AVERAGE[key][("F", "ARI", "NMI").index(metric)]
     for reading in ("text", "code"):
         for j, metric in enumerate(("F", "ARI", "NMI")):
             for key in data["methods"]:

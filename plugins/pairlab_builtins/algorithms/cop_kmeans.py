@@ -387,20 +387,11 @@ class SoftCOPKMeans(COPKMeans):
         todo = self._visiting_order()
         if todo.size == 0:
             return labels, d2
-        k = centers.shape[0]
-        assigned = np.full(self.dataset.n_samples, -1)
-        for i in todo.tolist():
-            cost = 0.5 * d2[i]
-            ml, wm = _row(self._ml, i), _row_weights(self._ml, i)
-            placed = assigned[ml] >= 0
-            # a must-link partner in cluster c is violated by every h != c
-            cost += w * (wm[placed].sum() - np.bincount(assigned[ml][placed], wm[placed], minlength=k))
-            cl, wc = _row(self._cl, i), _row_weights(self._cl, i)
-            placed = assigned[cl] >= 0
-            cost += w * np.bincount(assigned[cl][placed], wc[placed], minlength=k)
-            # ties go to the nearer centre, as Table 1 prefers the closest cluster
-            pref = np.argsort(d2[i], kind="stable")
-            assigned[i] = labels[i] = pref[np.argmin(cost[pref])]
+        from .cop_kmeans_kernels import soft_pass  # compiled Table 1 pass, same numbers
+
+        ml, cl = self._ml, self._cl
+        soft_pass(d2, labels, todo.astype(np.int64), ml.indptr, ml.indices,
+                  ml.data.astype(float), cl.indptr, cl.indices, cl.data.astype(float), float(w))
         return labels, d2
 
     def objective(self, labels: np.ndarray, d2: np.ndarray) -> float:

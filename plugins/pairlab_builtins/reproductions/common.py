@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from pairlab import Constraints, Dataset, Run, State
+from pairlab.errors import InvalidInputError
 from pairlab.metrics import accuracy, class_matching, purity
 from pairlab.registry import get_registry
 from pairlab.reproduction import ReproductionResult
@@ -141,6 +142,9 @@ class PanelRecord:
     state: State | None = None
     init_means: np.ndarray | None = None
     info: str | None = None
+    #: (rows, cols): the points are the blocks of a picture in row order, and the panel draws the
+    #: segmentation as an image (:class:`pairlab.draw.label_map.LabelMapPanel`), not as points
+    grid: tuple[int, int] | None = None
 
     def describe(self) -> dict[str, Any]:
         """Every number in the panel: labels, soft labels, model, links, scores."""
@@ -176,6 +180,8 @@ class PanelRecord:
         from pairlab.render import Panel
 
         state = self.state if self.run is None else self.run.state
+        if self.grid is not None:
+            return self.label_map(state)
         regions = self.run.algorithm if self.run is not None else None
         if state is not None and self.dataset.y is not None:
             own = state
@@ -184,6 +190,21 @@ class PanelRecord:
                 regions = Recoloured(regions, own, perm)
         return Panel(self.dataset, self.constraints, state, self.title, decision_regions=regions,
                      init_means=self.init_means, info=self.info)
+
+    def label_map(self, state: State | None) -> Any:
+        """The segmentation as an image: each block in the colour of its cluster's matched true
+        class (grey without a state)."""
+        from pairlab.draw.label_map import LabelMapPanel
+
+        n, (rows, cols) = self.dataset.n_samples, self.grid
+        if rows * cols != n:
+            raise InvalidInputError(f"a {rows}x{cols} label map needs {rows * cols} points, "
+                                    f"the data have {n}")
+        labels = np.full(n, -1, dtype=np.int64)
+        if state is not None:
+            shown = matched_state(state, self.dataset.y)[0] if self.dataset.y is not None else state
+            labels = np.asarray(shown.labels, dtype=np.int64)
+        return LabelMapPanel(labels.reshape(self.grid), self.title, self.info)
 
 
 @dataclass

@@ -103,17 +103,18 @@ class PPCFig12(Reproduction):
         with single_blas_thread():
             f = self.fits(trials[0]["seed"], trials[0]["side"])
         data, cons = f["data"], f["cons"]
+        side = trials[0]["side"]
         records = [PanelRecord("truth", "(a) the four textures (true regions)", data, None,
-                               state=State(0, np.asarray(data.y, dtype=np.int64)))]
+                               state=State(0, np.asarray(data.y, dtype=np.int64)),
+                               grid=(side, side))]
         for key, title in (("gmm", "(b) standard GMM"), ("gibbs", "(c) soft-PPC, Gibbs sampling"),
                            ("mean_field", "(d) soft-PPC, mean field")):
             run, wall = f[key]
-            records.append(PanelRecord(key, title, data, None, state=run.state,
+            records.append(PanelRecord(key, title, data, None, state=run.state, grid=(side, side),
                                        info=f"accuracy {accuracy(data.y, run.state.labels):.3f}, "
                                             f"{wall:.1f} s"))
         mean = {k: {m: float(np.mean([t[k][m] for t in trials])) for m in ("accuracy", "seconds")}
                 for k in ("gmm", "gibbs", "mean_field")}
-        side = trials[0]["side"]
         notes = [f"{side}x{side} blocks of 7x7 pixels described by mean, variance and gradient energies "
                  f"(texture-grid, synthetic stand-ins for the paper's Brodatz textures, whose 5 "
                  f"principal components of our stripes depend on the stripe phase); "
@@ -156,7 +157,8 @@ class PPCFig12(Reproduction):
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
         assert isinstance(result, FigureResult)
-        return render_records(result, out_dir, self.name, panel_size=(360, 380))
+        # the segmentations are label maps drawn as images (the paper's panels), no link legend
+        return render_records(result, out_dir, self.name, panel_size=(360, 380), legend=False)
 
 
 class PPCFig11(Reproduction):

@@ -23,7 +23,14 @@ import numpy as np
 from pairlab import Constraints, Dataset, Run, State, hookimpl
 from pairlab.links import teachers
 from pairlab.metrics import purity
-from pairlab.reproduction import Claim, Reproduction, ReproductionResult, paired_rule, printed_claim
+from pairlab.reproduction import (
+    Claim,
+    Reproduction,
+    ReproductionResult,
+    paired_rule,
+    printed_bound,
+    printed_claim,
+)
 
 from .common import (
     FigureResult,
@@ -347,7 +354,7 @@ class ShentalFig5(Reproduction):
                      f"{len(trials)}: " + "; ".join(failed) + ". Bars and claims use the runs that "
                      "did not fail; the counts are in the panel titles and the claims.")
         shares = {n: [round(table[n][f"{lv:g}"]["constrained_share"], 3) for lv in self.levels] for n in sets}
-        notes.append("Share of points constrained (target 15% / 30%): "
+        notes.append(f"Share of points constrained (target {' / '.join(f'{lv:.0%}' for lv in self.levels)}): "
                      + ", ".join(f"{n} {a:.0%} / {b:.0%}" for n, (a, b) in shares.items()) + ".")
         data_out = {"methods": [{"key": k, "title": t, "algorithm": a} for k, t, a, _, _ in FIG5_METHODS],
                     "levels": self.levels, "table": table, "skipped": skipped, "missing": missing}
@@ -459,7 +466,24 @@ class ShentalFig7(ShentalFig5):
         return super().summarize(trials, options)
 
     def claims(self, result: ReproductionResult) -> list[Claim]:
-        return super().claims(result) if result.data["table"] else []
+        """Fig. 5's claims on the faces and the caption's printed bound: at 75 % of the data in
+        constraints constrained K-means "failed to converge in more than half of its runs" (the
+        share of our runs without a feasible assignment, each kind; the paper: "more than 1000
+        realizations"). Without the faces there is nothing to check (the run is skipped)."""
+        table = result.data["table"]
+        if not table:
+            return []
+        out = super().claims(result)
+        cell = table["yaleb"].get("0.75")
+        if cell is not None and "cop-kmeans" not in result.data["missing"]:
+            for key, kind in (("ckm_pos", "positive"), ("ckm_both", "both kinds")):
+                failed = [1.0 if r is None else 0.0 for r in cell[key]["runs"]]
+                out.append(printed_bound(
+                    f"ckm_{'pos' if key == 'ckm_pos' else 'both'}_fails_most_at_75",
+                    f"Fig. 7's caption: with 75% of the data in constraints, constrained K-means "
+                    f"({kind}) failed to converge in more than half of its runs (share of our runs "
+                    "that failed)", 0.5, [failed], below=False, paper_runs=1000))
+        return out
 
     def render(self, result: ReproductionResult, out_dir: Path) -> list[Path]:
         return super().render(result, out_dir) if result.data["table"] else []
