@@ -146,13 +146,12 @@ def test_the_slider_works_in_a_browser_without_a_kernel(data, links, tmp_path):
         visible = ("Array.from(document.querySelectorAll('[data-frame]'))"
                    ".filter(f => !f.hidden && f.querySelector('img').naturalWidth > 0)"
                    ".map(f => f.dataset.frame)")
-        browser_cdp.wait_for(lambda: page.eval("document.readyState") == "complete", 30, "the page")
         last = position_label(run, run_positions(run)[-1])
-        assert page.eval(visible) == [last]
+        browser_cdp.wait_for(lambda: page.eval(visible) == [last], 60, "the cursor's frame alone")
         assert page.eval("document.querySelector('input[type=range]').disabled") is False
         page.eval("(() => { const s = document.querySelector('input[type=range]'); s.value = 0;"
                   " s.dispatchEvent(new Event('input')); })()")
-        assert page.eval(visible) == ["iteration 0"]
+        browser_cdp.wait_for(lambda: page.eval(visible) == ["iteration 0"], 30, "frame 0 alone")
         assert page.eval("document.querySelector('[data-label]').textContent") == "iteration 0"
     finally:
         page.close()
