@@ -25,8 +25,8 @@ from .errors import InvalidInputError
 __all__ = ["MAX_FRAMES", "png_size", "position_label", "run_positions", "scrubber", "scrubber_html",
            "shown_positions"]
 
-#: Pictures in a Run's scrubber at most (about 25-45 kB each at the default size).
-MAX_FRAMES = 30
+#: Pictures in a Run's scrubber at most (each about 35-45 kB of HTML at the default size).
+MAX_FRAMES = 20
 _ids = itertools.count()
 
 _SCRIPT = """<script>(function () {{
@@ -130,11 +130,14 @@ def _pngs(run: Any, positions: list[tuple[int, bool]], size: tuple[float, float]
     return out
 
 
-def scrubber(run: Any, *, max_frames: int = MAX_FRAMES,
+def scrubber(run: Any, *, max_frames: int | None = None,
              size: tuple[float, float] = (400, 350)) -> tuple[str, bytes]:
     """The run's stored states as inline PNGs with a slider (see the module's docstring), the
     cursor's picture showing first; returns the HTML and the cursor's PNG. ``size`` is the
-    largest picture in pixels (wide data gets a shorter one). With one state, no slider."""
+    largest picture in pixels (wide data gets a shorter one). With one state, no slider.
+    ``max_frames`` defaults to :data:`MAX_FRAMES`, read at each call (set it to 1 for the cursor's
+    picture alone, the cheapest display)."""
+    max_frames = MAX_FRAMES if max_frames is None else max_frames
     positions = run_positions(run)
     cursor = positions.index((run.index, run.on_half))
     keep = shown_positions(len(positions), cursor, max_frames)
@@ -163,7 +166,7 @@ def scrubber(run: Any, *, max_frames: int = MAX_FRAMES,
     return body, pngs[start]
 
 
-def scrubber_html(run: Any, *, max_frames: int = MAX_FRAMES,
+def scrubber_html(run: Any, *, max_frames: int | None = None,
                   size: tuple[float, float] = (400, 350)) -> str:
     """The HTML of :func:`scrubber`."""
     return scrubber(run, max_frames=max_frames, size=size)[0]

@@ -159,7 +159,7 @@ fig  # noqa: B018
 # %% [markdown]
 # A `Run` left as the last expression of a cell shows itself: a summary and every stored state
 # as a picture with a slider (moved in the browser: no kernel needed, so it still works in a
-# saved notebook or its HTML export). At most 30 pictures, spread evenly over the states.
+# saved notebook or its HTML export). At most 20 pictures, spread evenly over the states.
 
 # %%
 run  # noqa: B018
