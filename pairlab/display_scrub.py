@@ -4,10 +4,11 @@ Every stored state (each iteration and, where the run computed them, the half-st
 drawn with matplotlib (:mod:`pairlab.mpl`, never Qt) as an inline PNG; a range slider and a few
 lines of JavaScript show one at a time. Nothing talks to a kernel, so the slider works wherever the
 notebook's HTML may run scripts (a saved notebook, an HTML export). Where scripts are stripped the
-cursor's picture shows alone: the other frames carry the ``hidden`` attribute, which the front-ends'
-sanitizers keep. The size is bounded: at most ``max_frames`` pictures (spread evenly over the
-states, always with the first, the last and the cursor's) of ``size`` pixels; the caption says how
-many of how many states are shown and the bytes they take.
+cursor's picture shows alone: the other frames carry ``hidden="hidden"``, which JupyterLab's
+sanitizer keeps (a bare ``hidden``, an empty attribute, it drops). The size is bounded: at most
+``max_frames`` pictures (spread evenly over the states, always with the first, the last and the
+cursor's) of ``size`` pixels; the caption says how many of how many states are shown and the bytes
+they take.
 """
 
 from __future__ import annotations
@@ -145,8 +146,9 @@ def scrubber(run: Any, *, max_frames: int | None = None,
     pngs = _pngs(run, chosen, size)
     start = keep.index(cursor)
     labels = [position_label(run, p) for p in chosen]
+    hide = ' hidden="hidden"'
     frames = "".join(
-        f'<div data-frame="{html.escape(lab)}"{"" if k == start else " hidden"}>'
+        f'<div data-frame="{html.escape(lab)}"{"" if k == start else hide}>'
         f"{img_tag(png, lab)}</div>" for k, (lab, png) in enumerate(zip(labels, pngs, strict=True)))
     if len(keep) == 1:
         return f'<div class="pairlab-scrubber">{frames}</div>', pngs[0]

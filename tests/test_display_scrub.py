@@ -26,7 +26,7 @@ from pairlab.registry import get_registry
 pytest.importorskip("matplotlib")
 PIL = pytest.importorskip("PIL.Image")
 
-FRAME = re.compile(r'<div data-frame="([^"]*)"( hidden)?><img src="data:image/png;base64,([^"]+)"')
+FRAME = re.compile(r'<div data-frame="([^"]*)"( hidden="hidden")?><img src="data:image/png;base64,([^"]+)"')
 
 
 @pytest.fixture(scope="module")

@@ -56,6 +56,40 @@ def _importable(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
+
+
+#: The notebook on screen (JupyterLab keeps other open notebooks in the DOM, hidden).
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+IDLE = (f"!!document.querySelector('{PANEL} .jp-Notebook .jp-Cell') && "
+        f"!!document.querySelector('{PANEL} .jp-Notebook-ExecutionIndicator[data-status=\"idle\"]')")
+
+
+def _run_first_cell(page) -> None:
+    """Select the first cell of the notebook on screen, then press Run; JupyterLab may ignore
+    clicks for a while after it shows an idle kernel, so click again until the cell's prompt says
+    it ran or runs."""
+    from tests.browser_cdp import wait_for
+
+    prompt = f"document.querySelector('{PANEL} .jp-Cell .jp-InputPrompt').textContent.trim()"
+
+    def run_cell() -> bool:
+        if page.eval(prompt) != "[ ]:":
+            return True
+        page.click(*page.centre(f"{PANEL} .jp-Cell .jp-InputPrompt"))
+        page.click(*page.centre(f'{PANEL} .jp-NotebookPanel-toolbar '
+                                '[data-command="notebook:run-cell-and-select-next"]'))
+        return wait_for(lambda: page.eval(prompt) != "[ ]:", 5, "the cell to start", every=0.5) \
+            if page.eval(prompt) == "[ ]:" else True
+
+    def try_run() -> bool:
+        try:
+            return run_cell()
+        except AssertionError:
+            return False
+
+    wait_for(try_run, 120, "the cell run by the Run button", every=0.1)
+
+
 def test_jupyterlab_renders_the_widget_and_two_clicks_add_a_link(tmp_path):
     _needs()
     nbformat = pytest.importorskip("nbformat")
@@ -71,29 +105,8 @@ def test_jupyterlab_renders_the_widget_and_two_clicks_add_a_link(tmp_path):
         chromium, ws = start_chromium(tmp_path / "profile", f"{url}/lab/tree/widget.ipynb?token={token}")
         page = Page(ws)
         page.call("Page.enable")
-        idle = ("!!document.querySelector('.jp-Notebook .jp-Cell') && "
-                "!!document.querySelector('.jp-Notebook-ExecutionIndicator[data-status=\"idle\"]')")
-        wait_for(lambda: page.eval(idle), 120, "the notebook open with an idle kernel")
-        # select the cell, then Run; JupyterLab may ignore clicks for a while after it shows an
-        # idle kernel, so click again until the cell's prompt says it ran or runs ([*] or [1])
-        prompt = "document.querySelector('.jp-Cell .jp-InputPrompt').textContent.trim()"
-
-        def run_cell() -> bool:
-            if page.eval(prompt) != "[ ]:":
-                return True
-            page.click(*page.centre(".jp-Cell .jp-InputPrompt"))
-            page.click(*page.centre('.jp-NotebookPanel-toolbar '
-                                    '[data-command="notebook:run-cell-and-select-next"]'))
-            return wait_for(lambda: page.eval(prompt) != "[ ]:", 5, "the cell to start", every=0.5) \
-                if page.eval(prompt) == "[ ]:" else True
-
-        def try_run() -> bool:
-            try:
-                return run_cell()
-            except AssertionError:
-                return False
-
-        wait_for(try_run, 120, "the cell run by the Run button", every=0.1)
+        wait_for(lambda: page.eval(IDLE), 120, "the notebook open with an idle kernel")
+        _run_first_cell(page)
         dom = wait_for(lambda: (d := page.eval(DOM)) and d["natural"][0] > 0 and d["text"].strip() and d,
                        180, "the widget rendered (its picture decoded)")
         assert {"|<", "<", "½<", "½>", ">", "play", "undo"} <= set(dom["buttons"]), dom["buttons"]
@@ -140,3 +153,94 @@ def test_jupyterlab_renders_the_widget_and_two_clicks_add_a_link(tmp_path):
                 except Exception:
                     proc.kill()
     print(json.dumps(dom))
+
+
+RUN_SOURCE = """from pairlab import Run
+from pairlab.registry import get_registry
+data = get_registry().dataset("two-moons").make(seed=0, n_samples=60)
+run = Run("kmeans", data, None, {"n_clusters": 2}, seed=0)
+run.run(max_iter=3)
+run"""
+
+SCRUB = """(() => {
+  const root = document.querySelector(".jp-NotebookPanel:not(.lm-mod-hidden) .pairlab-scrubber");
+  if (!root) return null;
+  const frames = [...root.querySelectorAll("img")];
+  const shown = frames.filter(i => !i.parentElement.hidden && i.getBoundingClientRect().height > 0);
+  const slider = root.querySelector("input[type=range]");
+  return {frames: frames.length, shown: shown.map(i => i.alt),
+          decoded: shown.every(i => i.naturalWidth > 0),
+          slider: slider ? {disabled: slider.disabled, max: slider.max} : null,
+          scripts: root.querySelectorAll("script").length};
+})()"""
+
+MOVE_TO_0 = (f"(() => {{ const s = document.querySelector('{PANEL} .pairlab-scrubber "
+             "input[type=range]'); s.value = 0; s.dispatchEvent(new Event('input')); })()")
+
+
+def test_jupyterlab_runs_the_run_scrubber_when_trusted_and_shows_one_picture_when_not(tmp_path):
+    """A Run's display in JupyterLab: run in the session (trusted), the slider works; the same
+    output saved in a notebook nobody trusted, the sanitizer strips the script and disables the
+    slider, and the cursor's picture alone shows (the other frames keep ``hidden``)."""
+    _needs()
+    nbformat = pytest.importorskip("nbformat")
+    from tests.browser_cdp import Page, start_chromium, start_lab, wait_for
+
+    kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    fresh = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(RUN_SOURCE)])
+    fresh.metadata["kernelspec"] = kernelspec
+    nbformat.write(fresh, tmp_path / "run.ipynb")
+    from pairlab import Run
+    from pairlab.registry import get_registry
+
+    run = Run("kmeans", get_registry().dataset("two-moons").make(seed=0, n_samples=60), None,
+              {"n_clusters": 2}, seed=0)
+    run.run(max_iter=3)
+    bundle = run._repr_mimebundle_()
+    import base64
+
+    bundle["image/png"] = base64.b64encode(bundle["image/png"]).decode("ascii")
+    cell = nbformat.v4.new_code_cell(RUN_SOURCE, execution_count=1, outputs=[
+        nbformat.v4.new_output("execute_result", data=bundle, execution_count=1)])
+    saved = nbformat.v4.new_notebook(cells=[cell])
+    saved.metadata["kernelspec"] = kernelspec
+    nbformat.write(saved, tmp_path / "saved.ipynb")  # unsigned: JupyterLab does not trust it
+    last = f"iteration {run.history[-1].iteration}"
+    n_frames = len(run.history) + len(run.halves)
+    token = secrets.token_hex(16)
+    lab = chromium = page = None
+    try:
+        lab, url = start_lab(tmp_path, token)
+        chromium, ws = start_chromium(tmp_path / "profile", f"{url}/lab/tree/saved.ipynb?token={token}")
+        page = Page(ws)
+        page.call("Page.enable")
+        untrusted = wait_for(lambda: (d := page.eval(SCRUB)) and d["shown"] and d["decoded"] and d, 120,
+                             "the saved output rendered")
+        assert untrusted == {"frames": n_frames, "shown": [last], "decoded": True,
+                             "slider": {"disabled": True, "max": str(n_frames - 1)}, "scripts": 0}
+
+        page.call("Page.navigate", url=f"{url}/lab/tree/run.ipynb?token={token}")
+        wait_for(lambda: page.eval(IDLE) and page.eval("document.title").startswith("run.ipynb"), 120,
+                 "run.ipynb open with an idle kernel")
+        _run_first_cell(page)
+        trusted = wait_for(lambda: (d := page.eval(SCRUB)) and d["shown"] and d["decoded"] and d, 180,
+                           "the Run's display made in the session")
+        assert trusted["frames"] == n_frames and trusted["shown"] == [last]
+        assert trusted["slider"] == {"disabled": False, "max": str(n_frames - 1)}  # the script ran
+        page.eval(MOVE_TO_0)
+        wait_for(lambda: page.eval(SCRUB)["shown"] == ["iteration 0"], 30, "frame 0 after the slider")
+    except BaseException:
+        if page is not None:
+            shot = page.call("Page.captureScreenshot", format="png")
+            (tmp_path / "failure.png").write_bytes(base64.b64decode(shot["data"]))
+        raise
+    finally:
+        if page is not None:
+            page.close()
+        for proc in (chromium, lab):
+            if proc is not None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except Exception:
+                    proc.kill()

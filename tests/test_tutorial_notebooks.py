@@ -51,8 +51,8 @@ def test_tutorial_runs_as_a_notebook_with_figures(path, tmp_path, monkeypatch):
     scrubbers = [h for h in htmls if "pairlab-scrubber" in h]
     if path.stem.startswith("01_"):  # the tutorial shows its Run: one frame per stored state
         assert len(scrubbers) == 1 and 'type="range"' in scrubbers[0]
-        frames = re.findall(r'<div data-frame="[^"]*"(?: hidden)?><img src="data:image/png;base64,([^"]+)"',
-                            scrubbers[0])
+        frames = re.findall(r'<div data-frame="[^"]*"(?: hidden="hidden")?>'
+                            r'<img src="data:image/png;base64,([^"]+)"', scrubbers[0])
         states = re.search(r"all (\d+) states", scrubbers[0])
         assert states and len(frames) == int(states.group(1)) >= 5
         assert all(_png_size(f)[0] == 400 for f in frames)
