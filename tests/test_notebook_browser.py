@@ -7,10 +7,15 @@ redraw). Skipped when jupyterlab (a test-time option: ``pip install jupyterlab``
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import os
 import secrets
 import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -58,6 +63,38 @@ def _importable(name: str) -> bool:
 
 
 
+@contextlib.contextmanager
+def _lab_page(tmp_path: Path, notebook: str) -> Iterator[tuple[Any, str, str]]:
+    """JupyterLab serving ``tmp_path`` and headless chromium showing ``notebook`` in it; yields the
+    page, the server's URL and its token. On failure, a screenshot (``failure.png``) next to
+    ``lab.log``; both processes are stopped in any case."""
+    from tests.browser_cdp import Page, start_chromium, start_lab
+
+    token = secrets.token_hex(16)
+    lab = chromium = page = None
+    try:
+        lab, url = start_lab(tmp_path, token)
+        chromium, ws = start_chromium(tmp_path / "profile", f"{url}/lab/tree/{notebook}?token={token}")
+        page = Page(ws)
+        page.call("Page.enable")
+        yield page, url, token
+    except BaseException:
+        if page is not None:  # what the browser showed, for the failure report
+            shot = page.call("Page.captureScreenshot", format="png")
+            (tmp_path / "failure.png").write_bytes(base64.b64decode(shot["data"]))
+        raise
+    finally:
+        if page is not None:
+            page.close()
+        for proc in (chromium, lab):
+            if proc is not None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except Exception:
+                    proc.kill()
+
+
 #: The notebook on screen (JupyterLab keeps other open notebooks in the DOM, hidden).
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 IDLE = (f"!!document.querySelector('{PANEL} .jp-Notebook .jp-Cell') && "
@@ -93,18 +130,12 @@ def _run_first_cell(page) -> None:
 def test_jupyterlab_renders_the_widget_and_two_clicks_add_a_link(tmp_path):
     _needs()
     nbformat = pytest.importorskip("nbformat")
-    from tests.browser_cdp import Page, start_chromium, start_lab, wait_for
+    from tests.browser_cdp import wait_for
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(SOURCE)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, tmp_path / "widget.ipynb")
-    token = secrets.token_hex(16)
-    lab = chromium = page = None
-    try:
-        lab, url = start_lab(tmp_path, token)
-        chromium, ws = start_chromium(tmp_path / "profile", f"{url}/lab/tree/widget.ipynb?token={token}")
-        page = Page(ws)
-        page.call("Page.enable")
+    with _lab_page(tmp_path, "widget.ipynb") as (page, _url, _token):
         wait_for(lambda: page.eval(IDLE), 120, "the notebook open with an idle kernel")
         _run_first_cell(page)
         dom = wait_for(lambda: (d := page.eval(DOM)) and d["natural"][0] > 0 and d["text"].strip() and d,
@@ -135,23 +166,6 @@ def test_jupyterlab_renders_the_widget_and_two_clicks_add_a_link(tmp_path):
         text = wait_for(lambda: (t := page.eval(DOM)["text"]) and "links: 3 must" in t and t, 60,
                         "the link added by two clicks")
         assert "gmm, point 3 (" in text  # the first click selected point 3: its explanation
-    except BaseException:
-        if page is not None:  # what the browser showed, next to lab.log, for the failure report
-            import base64
-
-            shot = page.call("Page.captureScreenshot", format="png")
-            (tmp_path / "failure.png").write_bytes(base64.b64decode(shot["data"]))
-        raise
-    finally:
-        if page is not None:
-            page.close()
-        for proc in (chromium, lab):
-            if proc is not None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except Exception:
-                    proc.kill()
     print(json.dumps(dom))
 
 
@@ -184,7 +198,7 @@ def test_jupyterlab_runs_the_run_scrubber_when_trusted_and_shows_one_picture_whe
     slider, and the cursor's picture alone shows (the other frames keep ``hidden``)."""
     _needs()
     nbformat = pytest.importorskip("nbformat")
-    from tests.browser_cdp import Page, start_chromium, start_lab, wait_for
+    from tests.browser_cdp import wait_for
 
     kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
     fresh = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(RUN_SOURCE)])
@@ -197,8 +211,6 @@ def test_jupyterlab_runs_the_run_scrubber_when_trusted_and_shows_one_picture_whe
               {"n_clusters": 2}, seed=0)
     run.run(max_iter=3)
     bundle = run._repr_mimebundle_()
-    import base64
-
     bundle["image/png"] = base64.b64encode(bundle["image/png"]).decode("ascii")
     cell = nbformat.v4.new_code_cell(RUN_SOURCE, execution_count=1, outputs=[
         nbformat.v4.new_output("execute_result", data=bundle, execution_count=1)])
@@ -207,13 +219,7 @@ def test_jupyterlab_runs_the_run_scrubber_when_trusted_and_shows_one_picture_whe
     nbformat.write(saved, tmp_path / "saved.ipynb")  # unsigned: JupyterLab does not trust it
     last = f"iteration {run.history[-1].iteration}"
     n_frames = len(run.history) + len(run.halves)
-    token = secrets.token_hex(16)
-    lab = chromium = page = None
-    try:
-        lab, url = start_lab(tmp_path, token)
-        chromium, ws = start_chromium(tmp_path / "profile", f"{url}/lab/tree/saved.ipynb?token={token}")
-        page = Page(ws)
-        page.call("Page.enable")
+    with _lab_page(tmp_path, "saved.ipynb") as (page, url, token):
         untrusted = wait_for(lambda: (d := page.eval(SCRUB)) and d["shown"] and d["decoded"] and d, 120,
                              "the saved output rendered")
         assert untrusted == {"frames": n_frames, "shown": [last], "decoded": True,
@@ -229,18 +235,3 @@ def test_jupyterlab_runs_the_run_scrubber_when_trusted_and_shows_one_picture_whe
         assert trusted["slider"] == {"disabled": False, "max": str(n_frames - 1)}  # the script ran
         page.eval(MOVE_TO_0)
         wait_for(lambda: page.eval(SCRUB)["shown"] == ["iteration 0"], 30, "frame 0 after the slider")
-    except BaseException:
-        if page is not None:
-            shot = page.call("Page.captureScreenshot", format="png")
-            (tmp_path / "failure.png").write_bytes(base64.b64decode(shot["data"]))
-        raise
-    finally:
-        if page is not None:
-            page.close()
-        for proc in (chromium, lab):
-            if proc is not None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except Exception:
-                    proc.kill()
