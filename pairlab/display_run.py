@@ -10,7 +10,7 @@ import io
 import math
 from typing import Any
 
-from .display import has_matplotlib, html_table, img_tag
+from .display import has_matplotlib, html_table
 
 __all__ = ["estimator_bundle", "run_bundle", "run_png"]
 
@@ -46,17 +46,19 @@ def _run_rows(run: Any) -> list[dict[str, Any]]:
 
 
 def run_bundle(run: Any) -> dict[str, Any]:
-    """MIME bundle of a :class:`~pairlab.Run`: text, an HTML summary and (with matplotlib) its
-    picture as PNG, also inlined in the HTML."""
-    png = run_png(run)
+    """MIME bundle of a :class:`~pairlab.Run`: text, an HTML summary and (with matplotlib) the
+    cursor's picture as PNG and, in the HTML, a scrubber over every stored state
+    (:mod:`pairlab.display_scrub`)."""
     table = html_table(_run_rows(run), ["", "value"])
     bundle: dict[str, Any] = {"text/plain": repr(run)}
-    if png is None:
+    if not has_matplotlib():
         bundle["text/html"] = table
-    else:
-        bundle["image/png"] = png
-        bundle["text/html"] = (f'<div style="display:flex;gap:12px;align-items:flex-start">'
-                               f'{img_tag(png, "run")}{table}</div>')
+        return bundle
+    from .display_scrub import scrubber
+
+    pictures, bundle["image/png"] = scrubber(run)
+    bundle["text/html"] = (f'<div style="display:flex;gap:12px;align-items:flex-start">'
+                           f'{pictures}{table}</div>')
     return bundle
 
 

@@ -161,11 +161,13 @@ def draw_frame(frame: Frame, ax: Any, *, style: Style | None = None,
     for side in ax.spines.values():
         side.set_color(_rgb(GREY))
     ax.tick_params(colors=_rgb((90, 90, 90)), labelsize=s.font_size * 0.8)
+    info = frame.info if show_info else None
+    if info:  # in a margin above the data, as the app's canvas: over the points it hid some
+        ax.annotate(info, (0, 1), xycoords="axes fraction", xytext=(0, 3), textcoords="offset points",
+                    ha="left", va="bottom", fontsize=s.font_size * 0.8, color=ink, zorder=20)
     if frame.title:
-        ax.set_title(frame.title, fontsize=s.title_size, color=ink)
-    if show_info and frame.info:
-        ax.text(0.01, 0.99, frame.info, transform=ax.transAxes, ha="left", va="top",
-                fontsize=s.font_size * 0.8, color=ink, zorder=20)
+        pad = 6 + (s.font_size * 0.8 * 1.3 * (info.count("\n") + 1) if info else 0)
+        ax.set_title(frame.title, fontsize=s.title_size, color=ink, pad=pad)
     if frame.message:
         ax.text(0.01, 0.01, frame.message, transform=ax.transAxes, ha="left", va="bottom",
                 fontsize=s.font_size * 0.8, color=_rgb((150, 0, 40)), zorder=20,

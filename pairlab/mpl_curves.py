@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +20,7 @@ import numpy as np
 from .draw.geometry import data_bounds, region_bounds
 from .draw.palette import INK, OKABE_ITO, SYMBOLS, Style
 from .errors import InvalidInputError
-from .mpl import MARKERS, draw_frames, key_outside, require_matplotlib, save_figure
+from .mpl import _PT, MARKERS, draw_frames, key_outside, require_matplotlib, save_figure
 
 __all__ = ["draw_curves", "draw_panels"]
 
@@ -32,7 +33,10 @@ def draw_panels(panels: Sequence[Any], path: str | os.PathLike[str] | None = Non
         raise InvalidInputError("nothing to draw: give at least one panel")
     xy = np.vstack([p.dataset.view for p in panels])
     frames = [p.frame(region_bounds(xy)) for p in panels]
-    return draw_frames(frames, path, view_range=data_bounds(xy, margin=0.04), **options)
+    rect = data_bounds(xy, margin=0.04)
+    w, h = options.get("panel_size", (520, 460))  # the height fitted to the data (equal aspect):
+    options["panel_size"] = (w, min(h, w * rect[3] / rect[2] + 90))  # no empty band above and below
+    return draw_frames(frames, path, view_range=rect, **options)
 
 
 def _rgb(c: Sequence[int], alpha: float = 1.0) -> tuple[float, float, float, float]:
@@ -52,12 +56,16 @@ def _draw_series(ax: Any, panel: Any, s: Style) -> list[Any]:
         x, y = np.asarray(ser.x, dtype=float), np.asarray(ser.y, dtype=float)
         if ser.lower is not None and ser.upper is not None:
             ax.fill_between(x, np.asarray(ser.lower, dtype=float), np.asarray(ser.upper, dtype=float),
-                            color=_rgb(rgb, 0.18), linewidth=0)
+                            color=_rgb(rgb, 55 / 255), linewidth=0)
         symbol = ser.symbol or SYMBOLS[ser.colour % len(SYMBOLS)]
+        # sizes in the Qt canvas's pixels (render_curves), converted to points at 100 dpi
         line, = ax.plot(x, y, color=_rgb(rgb), linestyle="--" if ser.dashed else "-",
-                        linewidth=s.line_width * 0.72 * ser.weight, label=ser.label,
+                        linewidth=s.line_width * 1.3 * ser.weight * _PT, label=ser.label,
                         marker=MARKERS.get(symbol, "o") if ser.markers else None,
-                        markersize=5 * ser.weight, markerfacecolor="none" if ser.hollow else _rgb(rgb))
+                        markersize=(s.point_size + 2) * ser.weight * _PT,
+                        markerfacecolor="white" if ser.hollow else _rgb(rgb),
+                        markeredgecolor=_rgb(rgb) if ser.hollow else "white",
+                        markeredgewidth=(1.8 if ser.hollow else 0.8) * _PT)
         drawn.append(line)
     return drawn
 
@@ -101,10 +109,15 @@ def draw_curves(panels: Sequence[Any], path: str | os.PathLike[str] | None = Non
     key: dict[tuple[Any, ...], Any] = {}  # one entry per series look, over all panels
     for ax, panel in zip(axes, panels, strict=False):
         ax.set_title(panel.title, fontsize=s.title_size, color=_rgb(INK))
-        if panel.message or not panel.series:
-            ax.text(0.5, 0.5, panel.message or "no data", transform=ax.transAxes, ha="center")
+        if panel.message or not panel.series:  # no axes, the text wrapped to the panel (as Qt)
+            ax.axis("off")
+            text = "\n".join(textwrap.fill(line, 50) for line in (panel.message or "no data").split("\n"))
+            ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center",
+                    fontsize=s.font_size * 0.9, color=_rgb((90, 90, 90)))
             continue
         drawn = (_draw_bars if panel.categories else _draw_series)(ax, panel, s)
+        ax.grid(True, color=_rgb((225, 225, 225)), linewidth=0.5)  # the Qt canvas's faint grid
+        ax.set_axisbelow(True)
         ax.set_xlabel(panel.x_label)
         ax.set_ylabel(panel.y_label)
         if panel.y_range is not None:

@@ -35,7 +35,8 @@ QT_FREE_GUI = ("pairlab.gui.model", "pairlab.gui.lab_data", "pairlab.gui.lab_tim
                "pairlab.gui.lab_views", "pairlab.gui.pane", "pairlab.gui.session", "pairlab.gui.lessons")
 DRAWING = ("pairlab.draw",)
 #: matplotlib figures and the notebook front-end: no Qt; of the GUI only its Qt-free model.
-NOTEBOOK = ("pairlab.mpl", "pairlab.mpl_figure", "pairlab.display", "pairlab.display_run", "pairlab.notebook")
+NOTEBOOK = ("pairlab.mpl", "pairlab.mpl_figure", "pairlab.display", "pairlab.display_run",
+            "pairlab.display_scrub", "pairlab.notebook")
 #: A Run's state, changed only through Run's own methods (replace_half, restore, mark_converged ...).
 RUN_STATE = ("history", "halves", "converged", "on_half", "index")
 #: Methods that change a list or dict in place.

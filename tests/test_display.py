@@ -1,6 +1,7 @@
 """Rich notebook display: Run, estimator, Constraints, reproduction and sweep results."""
 
 import base64
+import re
 import sys
 
 import numpy as np
@@ -31,8 +32,11 @@ def links(data):
 
 
 def _inline_png(html):
-    start = html.index("data:image/png;base64,") + len("data:image/png;base64,")
-    return base64.b64decode(html[start:html.index('"', start)])
+    """The picture shown: the first, or the one frame of a scrubber without ``hidden``."""
+    frame = r'<div data-frame="[^"]*">' if "data-frame" in html else ""
+    shown = re.findall(frame + r'<img src="data:image/png;base64,([^"]+)"', html)[:1 if not frame else None]
+    assert len(shown) == 1
+    return base64.b64decode(shown[0])
 
 
 def test_a_run_shows_its_state_as_a_picture_and_a_summary(data, links):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,15 @@ def test_tutorial_runs_as_a_notebook_with_figures(path, tmp_path, monkeypatch):
               and ("Traceback" in o.text or "Warning" in o.text)]
     assert not errors, errors
     assert "qt modules: []" in text(nb.cells[-1]), f"{path.name} imported Qt in the kernel"
+    htmls = [o["data"].get("text/html", "") for o in shown if "data" in o]
+    scrubbers = [h for h in htmls if "pairlab-scrubber" in h]
+    if path.stem.startswith("01_"):  # the tutorial shows its Run: one frame per stored state
+        assert len(scrubbers) == 1 and 'type="range"' in scrubbers[0]
+        frames = re.findall(r'<div data-frame="[^"]*"(?: hidden="hidden")?>'
+                            r'<img src="data:image/png;base64,([^"]+)"', scrubbers[0])
+        states = re.search(r"all (\d+) states", scrubbers[0])
+        assert states and len(frames) == int(states.group(1)) >= 5
+        assert all(_png_size(f)[0] == 400 for f in frames)
     if "Stepper(" in path.read_text(encoding="utf-8"):  # the widget tutorial shows the widget
         assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in shown)
         assert (tmp_path / "gmpr.svg").read_bytes().startswith(b"<?xml")

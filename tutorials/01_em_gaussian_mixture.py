@@ -157,6 +157,14 @@ print("drawn:", [ax.get_title() for ax in fig.axes])
 fig  # noqa: B018
 
 # %% [markdown]
+# A `Run` left as the last expression of a cell shows itself: a summary and every stored state
+# as a picture with a slider (moved in the browser: no kernel needed, so it still works in a
+# saved notebook or its HTML export). At most 20 pictures, spread evenly over the states.
+
+# %%
+run  # noqa: B018
+
+# %% [markdown]
 # The same thing in one line, scikit-learn style:
 
 # %%
