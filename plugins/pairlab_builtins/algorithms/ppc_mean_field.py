@@ -10,13 +10,15 @@ the exact maximiser of the mean-field free energy (eq. 3.3) over Q_i with the ot
 free energy never decreases.
 
 **Only stale nodes are recomputed** (issue 37). The update of node i is a function of its
-neighbours' Q alone, so if no neighbour's Q has changed since i was last updated, recomputing i
-gives its current Q bit for bit. A sweep therefore recomputes only the nodes with a neighbour
-whose Q moved (by any amount: the test is ``!= 0``, not a threshold), and its result, the
-per-sweep change and the number of sweeps are those of full sweeps, bit for bit
-(``tests/test_ppc_mean_field.py`` compares with ``active_set=False``). On a large image most
-nodes settle after a few sweeps while a few fronts move on, so late sweeps touch a few hundred
-nodes instead of all of them.
+neighbours' Q alone: if none of them has moved since i was last updated, recomputing i gives its
+current Q bit for bit, and if they moved a little, i's field moved by at most 2 sum_j |W_ij|
+|dQ_j|. A sweep recomputes only the nodes whose field may have moved by more than eps = tol / 8
+(bookkeeping in ``_Staleness``); a node skipped would move by at most e^{tol/2} - 1 < tol, so the
+stopping rule (no Q_i(k) moves by more than ``tol``) means what it meant with full sweeps. With
+tol = 0 only nodes whose inputs did not change at all are skipped, and Q, the per-sweep change and
+the number of sweeps equal those of full sweeps bit for bit (``tests/test_ppc_mean_field.py``
+compares with ``active_set=False``). On a large image most nodes settle within a few sweeps while
+a few fronts move on, so late sweeps touch a few hundred nodes instead of all of them.
 
 Row sums are explicit column additions (not a BLAS product, whose summation order may depend on
 the number of rows), so a node's update does not depend on which other nodes share its sweep.
@@ -28,6 +30,10 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["mean_field_sweeps"]
+
+#: a class with at least this share of stale nodes is recomputed whole (its other nodes get the
+#: same bits again; one product over the class is cheaper than gathering most of its rows)
+_WHOLE = 0.5
 
 
 def _row_max(a: np.ndarray) -> np.ndarray:
@@ -46,15 +52,48 @@ def _normalise_rows(p: np.ndarray) -> None:
     p /= s[:, None]
 
 
-def _neighbours(W: sp.csr_matrix, nodes: np.ndarray) -> np.ndarray:
-    """Column indices of the rows ``nodes`` of W (with repeats)."""
+def _row_entries(W: sp.csr_matrix, nodes: np.ndarray) -> np.ndarray:
+    """Positions in ``W.indices`` / ``W.data`` of the entries of the rows ``nodes``."""
     starts, ends = W.indptr[nodes], W.indptr[nodes + 1]
     counts = ends - starts
     total = int(counts.sum())
-    if total == 0:
-        return np.zeros(0, dtype=W.indices.dtype)
-    offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
-    return W.indices[offsets]
+    return np.repeat(starts - (np.cumsum(counts) - counts), counts) + np.arange(total)
+
+
+class _Staleness:
+    """Which nodes a sweep must recompute, with a bound on how far the others would move.
+
+    ``pending[i]`` bounds how much node i's field 2 sum_j W_ij Q_j(k) has moved (in any k) since i
+    was last updated, from the moves its neighbours have passed on; a neighbour passes its moves on
+    once they add up to more than ``theta`` (a move of 0 is never passed on), so the part not yet
+    passed on adds at most ``eps`` = theta max_i 2 sum_j |W_ij|. Node i is recomputed when
+    ``pending[i] > eps``. A node skipped has a field within 2 eps of the one it was computed from,
+    so eq. 3.5 would move its Q_i(k) by at most Q_i(k) (e^{4 eps} - 1).
+    """
+
+    def __init__(self, W: sp.csr_matrix, eps: float) -> None:
+        self.W, self.eps = W, eps
+        self.weight = 2.0 * np.abs(W.data)
+        reach = float(np.asarray(abs(W).sum(axis=1)).max(initial=0.0)) * 2.0
+        self.theta = eps / reach if reach > 0 else np.inf
+        self.pending = np.full(W.shape[0], np.inf)     # nothing has been computed yet
+        self.unsent = np.zeros(W.shape[0])
+
+    def rows(self, sl: slice) -> np.ndarray:
+        return np.flatnonzero(self.pending[sl] > self.eps)
+
+    def updated(self, nodes: np.ndarray | slice, moved: np.ndarray) -> None:
+        """``nodes`` were recomputed and their Q moved by ``moved`` (max over k)."""
+        self.pending[nodes] = 0.0
+        self.unsent[nodes] += moved
+        if isinstance(nodes, slice):
+            nodes = np.arange(nodes.start, nodes.stop)
+        send = nodes[self.unsent[nodes] > self.theta]
+        if send.size:
+            at = _row_entries(self.W, send)
+            amount = np.repeat(self.unsent[send], np.diff(self.W.indptr)[send])
+            np.add.at(self.pending, self.W.indices[at], self.weight[at] * amount)
+            self.unsent[send] = 0.0
 
 
 def mean_field_sweeps(W: sp.csr_matrix, blocks: list[tuple[slice, sp.csr_matrix]], U: np.ndarray,
@@ -66,21 +105,24 @@ def mean_field_sweeps(W: sp.csr_matrix, blocks: list[tuple[slice, sp.csr_matrix]
     ``W`` is the symmetric weight matrix with nodes sorted by colour; ``blocks`` holds each class's
     slice of nodes and its rows of 2 W. ``shift_once``: exp(U - max U) * exp(2 W Q) cannot
     overflow (2 sum_j |W_ij| moderate), so exp(U) is taken once. ``active_set=False`` recomputes
-    every node in every sweep (the reference; same result bit for bit).
+    every node in every sweep (the reference). With ``active_set`` a node is recomputed only when
+    its field may have moved by more than eps = tol / 8 since its last update; a node skipped would
+    move by at most e^{tol / 2} - 1 < tol, so the stopping rule is unchanged; with tol = 0 only
+    nodes whose inputs did not change at all are skipped and the result is the reference's, bit
+    for bit.
     """
     Q = Q.copy()
-    n = Q.shape[0]
     P0 = np.exp(U - _row_max(U)[:, None]) if shift_once else None
-    stale = np.ones(n, dtype=bool)
+    stale = _Staleness(W, tol / 8.0) if active_set else None
     it = 0
     while it < max_iter:
         it += 1
         delta = 0.0
         for sl, W2 in blocks:
-            rows = np.flatnonzero(stale[sl]) if active_set else None
+            rows = stale.rows(sl) if stale is not None else None
             if rows is not None and rows.size == 0:
                 continue
-            if rows is None or rows.size == sl.stop - sl.start:
+            if rows is None or rows.size >= _WHOLE * (sl.stop - sl.start):
                 idx: slice | np.ndarray = sl                   # the whole class
                 new = W2 @ Q                                   # the field 2 sum_j W_ij Q_j(k)
             else:
@@ -100,10 +142,8 @@ def mean_field_sweeps(W: sp.csr_matrix, blocks: list[tuple[slice, sp.csr_matrix]
             moved = _row_max(old)
             delta = max(delta, float(moved.max()))
             Q[idx] = new
-            if active_set:
-                stale[idx] = False
-                nodes = np.arange(sl.start, sl.stop) if isinstance(idx, slice) else idx
-                stale[_neighbours(W, nodes[moved > 0.0])] = True
+            if stale is not None:
+                stale.updated(idx, moved)
         if delta <= tol:
             break
     return Q, it
