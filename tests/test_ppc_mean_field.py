@@ -38,6 +38,12 @@ def random_graph_problem(seed: int):
     return ap, rng.normal(scale=2.0, size=(ap.nodes.size, M))
 
 
+#: a grid, a grid strong enough for the softmax path (no exp(U) taken once), a random graph
+THREE_PROBLEMS = pytest.mark.parametrize(
+    "make", [lambda: grid_problem(40), lambda: grid_problem(24, scale=60.0),
+             lambda: random_graph_problem(0)], ids=["grid", "grid-no-shift", "random-graph"])
+
+
 def softmax(a):
     p = np.exp(a - a.max(axis=1, keepdims=True))
     return p / p.sum(axis=1, keepdims=True)
@@ -50,9 +56,7 @@ def free_energy(ap, U, Q):
     return float((Q * U).sum() + np.einsum("ij,ik,jk->", W, Q, Q) + entr(Q).sum())
 
 
-@pytest.mark.parametrize("make", [lambda: grid_problem(40), lambda: grid_problem(24, scale=60.0),
-                                  lambda: random_graph_problem(0)],
-                         ids=["grid", "grid-no-shift", "random-graph"])
+@THREE_PROBLEMS
 def test_stale_node_sweeps_equal_full_sweeps_bit_for_bit_at_tol_zero(make):
     """With tol = 0 only nodes whose neighbours did not move at all are skipped."""
     ap, U = make()
@@ -70,9 +74,7 @@ def jacobi_residual(ap, U, Q):
     return float(np.abs(softmax(U + W2 @ Q) - Q).max())
 
 
-@pytest.mark.parametrize("make", [lambda: grid_problem(40), lambda: grid_problem(24, scale=60.0),
-                                  lambda: random_graph_problem(0)],
-                         ids=["grid", "grid-no-shift", "random-graph"])
+@THREE_PROBLEMS
 @pytest.mark.parametrize("tol", [1e-5, 1e-8])
 def test_stale_node_sweeps_converge_as_far_as_full_sweeps(make, tol):
     """With tol > 0, nodes whose field moved by less than tol / 8 are skipped: the fixed point is
