@@ -106,7 +106,7 @@ class SSKK(Algorithm):
         Param("init", str, "farthest-first",
               "farthest-first: over must-link neighbourhoods, then points (the paper); "
               "k-means++: kernel-space k-means++; spectral: k-means on the k leading eigenvectors "
-              "of D^-1/2 K_tilde D^-1/2 (D: the kernel's row sums; recommended with n_neighbors)",
+              "of D^-1/2 (K + W) D^-1/2 (D: the kernel's row sums; recommended with n_neighbors)",
               choices=("farthest-first", "k-means++", "spectral")),
         Param("means_init", np.ndarray, None,
               "initial centres (k, d) in input space (linear or rbf kernel); points start at "
@@ -184,7 +184,9 @@ class SSKK(Algorithm):
             kmm = np.diag(kernel_to_points(means, means, self.params["kernel"], self.bandwidth))
             return np.argmin(kmm[None, :] - 2.0 * kxm, axis=1)
         if self.params["init"] == "spectral":
-            return spectral_labels(Kt, np.asarray(self.K.sum(axis=1)).ravel(), k, self.rng)
+            # sigma I drops out of the relaxation (it adds sigma k to trace Y'K_tilde Y)
+            return spectral_labels(self.K + self.W, np.asarray(self.K.sum(axis=1)).ravel(), k,
+                                   self.rng)
         if self.params["init"] == "k-means++":
             seeds = [[int(i)] for i in self._kernel_plusplus(k)]
         else:

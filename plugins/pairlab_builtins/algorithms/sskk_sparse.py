@@ -101,14 +101,16 @@ def farthest_first(dist: Callable[[int], np.ndarray], chosen: list[int], k: int)
 
 def spectral_labels(Kt: np.ndarray | sparse.spmatrix, degrees: np.ndarray, k: int,
                     rng: np.random.Generator, max_iter: int = 300) -> np.ndarray:
-    """A start for kernel k-means on ``Kt``: Lloyd's k-means (k-means++ seeds) on the rows of the k
-    leading eigenvectors of D^-1/2 Kt D^-1/2, D = diag(``degrees``) (the kernel's row sums).
+    """A start for kernel k-means: Lloyd's k-means (k-means++ seeds) on the rows of the k leading
+    eigenvectors of D^-1/2 ``Kt`` D^-1/2, D = diag(``degrees``) (the kernel's row sums).
 
     Dhillon, Guan & Kulis (2004) show that weighted kernel k-means with the degrees as weights is
     the normalised cut, whose spectral relaxation is these eigenvectors; used only to start the
-    unweighted iterations of SSKK. Without D (ratio association) the leading eigenvectors of a
-    k-nearest-neighbour kernel sit on its densest spots, not on clusters (measured, sskk.md).
-    Degrees that are not all positive (a precomputed similarity) fall back to D = I."""
+    unweighted iterations of SSKK. Pass K + W without the shift sigma I: in the normalised cut's
+    kernel the shift is sigma D^-1, a constant after the scaling, while sigma I scaled by D^-1/2
+    would favour the nodes of smallest degree. Without D (ratio association) the leading
+    eigenvectors of a k-nearest-neighbour kernel sit on its densest spots, not on clusters
+    (measured, sskk.md). Degrees that are not all positive fall back to D = I."""
     from pairlab.centroids import cluster_means
     from pairlab.mixture import kmeans_plusplus
 
