@@ -126,3 +126,11 @@ def test_free_energy_never_decreases_from_sweep_to_sweep(make):
     steps = np.diff(energies)
     assert np.all(steps >= -1e-9 * np.abs(energies[1:])), steps
     assert steps[0] > 0
+
+
+def test_an_infinite_tolerance_still_makes_one_sweep():
+    ap, U = grid_problem(16)
+    Q0 = softmax(U)
+    fast, it = ap.mean_field(U, Q0, 50, np.inf)
+    full, it_full = ap.mean_field(U, Q0, 50, np.inf, active_set=False)
+    assert it == it_full == 1 and np.array_equal(fast, full)

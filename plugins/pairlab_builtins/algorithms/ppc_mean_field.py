@@ -113,7 +113,8 @@ def mean_field_sweeps(W: sp.csr_matrix, blocks: list[tuple[slice, sp.csr_matrix]
     """
     Q = Q.copy()
     P0 = np.exp(U - _row_max(U)[:, None]) if shift_once else None
-    stale = _Staleness(W, tol / 8.0) if active_set else None
+    # finite even for tol = inf, so that every node (pending = inf) is computed in the first sweep
+    stale = _Staleness(W, min(tol / 8.0, np.finfo(float).max)) if active_set else None
     it = 0
     while it < max_iter:
         it += 1
