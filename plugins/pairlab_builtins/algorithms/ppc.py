@@ -36,6 +36,8 @@ Conventions and choices (each checked against brute-force enumeration in ``tests
   field (eq. 3.5). Gibbs and mean field visit
   the nodes one colour class of a greedy graph colouring at a time; nodes of one class share no
   relation, so this is the paper's sequential scan in another order, vectorised.
+  Mean field recomputes only the nodes whose field may have moved by more than
+  ``mean_field_tol / 8`` since their last update (:mod:`.ppc_mean_field`).
 * **Objective**: the penalized log-likelihood ``log P_p(X | Theta, W)`` (what EM maximises,
   section 2.3). Under Gibbs or mean field the cliques they handle contribute the variational lower
   bound ``E_Q[log P_p(X, Z)] + H(Q)`` of the factorised ``Q`` they produce.

@@ -27,6 +27,8 @@ from scipy.special import entr, expit
 from pairlab import Constraints
 from pairlab.errors import InconsistentConstraintsError, InvalidInputError
 
+from .ppc_mean_field import _row_max, mean_field_sweeps
+
 __all__ = ["log_omega_nonoverlapping", "maximize_prior", "ppc_weight_matrix"]
 
 _CHUNK = 1 << 21  # elements per temporary block in the vectorised enumeration
@@ -419,14 +421,6 @@ def _greedy_colouring(adj: sp.csr_matrix) -> np.ndarray:
     return np.asarray(colour, dtype=np.int64)
 
 
-def _row_max(a: np.ndarray) -> np.ndarray:
-    """Row maxima of an (n, M) array, column by column (numpy's axis=1 reduction is slow for small M)."""
-    m = a[:, 0].copy()
-    for k in range(1, a.shape[1]):
-        np.maximum(m, a[:, k], out=m)
-    return m
-
-
 def _softmax_rows(logits: np.ndarray) -> np.ndarray:
     p = np.exp(logits - _row_max(logits)[:, None])
     p /= (p @ np.ones(p.shape[1]))[:, None]
@@ -451,30 +445,11 @@ class _Approximate:
         # exp(U - max U) * exp(2 W Q) cannot overflow or vanish when 2 sum_j |W_ij| stays moderate
         self.shift_once = float(2.0 * np.asarray(abs(self.W).sum(axis=1)).max(initial=0.0)) < 500.0
 
-    def mean_field(self, U: np.ndarray, Q: np.ndarray, max_iter: int, tol: float) -> tuple[np.ndarray, int]:
-        """Q_i(k) <- exp(U_i(k) + 2 sum_j W_ij Q_j(k)) / norm, one colour class at a time."""
-        Q = Q.copy()
-        ones = np.ones(U.shape[1])
-        P0 = np.exp(U - _row_max(U)[:, None]) if self.shift_once else None
-        it = 0
-        while it < max_iter:
-            it += 1
-            delta = 0.0
-            for sl, W2 in self.blocks:
-                new = W2 @ Q                                 # the field 2 sum_j W_ij Q_j(k)
-                if P0 is not None:                           # in place: no temporaries per class
-                    np.exp(new, out=new)
-                    new *= P0[sl]
-                    new /= (new @ ones)[:, None]
-                else:
-                    new = _softmax_rows(U[sl] + new)
-                old = Q[sl]                                  # a view: Q - new, then Q = new
-                old -= new
-                delta = max(delta, float(old.max()), -float(old.min()))
-                old[...] = new
-            if delta <= tol:
-                break
-        return Q, it
+    def mean_field(self, U: np.ndarray, Q: np.ndarray, max_iter: int, tol: float,
+                   active_set: bool = True) -> tuple[np.ndarray, int]:
+        """Q_i(k) <- exp(U_i(k) + 2 sum_j W_ij Q_j(k)) / norm, one colour class at a time, stale
+        nodes only (:func:`.ppc_mean_field.mean_field_sweeps`); returns (Q, sweeps)."""
+        return mean_field_sweeps(self.W, self.blocks, U, Q, max_iter, tol, self.shift_once, active_set)
 
     def gibbs(self, U: np.ndarray, z: np.ndarray | None, rng: np.random.Generator, burn_in: int,
               sweeps: int, rao_blackwell: bool) -> tuple[np.ndarray, np.ndarray]:

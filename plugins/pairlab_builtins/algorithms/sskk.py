@@ -40,6 +40,7 @@ from .sskk_sparse import (
     smallest_eigenvalue,
     sparse_farthest_first,
     sparse_kernel,
+    spectral_labels,
 )
 
 __all__ = ["SSKK", "kernel_kmeans_distances", "kernel_kmeans_objective"]
@@ -104,7 +105,9 @@ class SSKK(Algorithm):
               "semi-definite (so the objective never increases)", low=0.0, nullable=True),
         Param("init", str, "farthest-first",
               "farthest-first: over must-link neighbourhoods, then points (the paper); "
-              "k-means++: kernel-space k-means++", choices=("farthest-first", "k-means++")),
+              "k-means++: kernel-space k-means++; spectral: k-means on the k leading eigenvectors "
+              "of D^-1/2 (K + W) D^-1/2 (D: the kernel's row sums; recommended with n_neighbors)",
+              choices=("farthest-first", "k-means++", "spectral")),
         Param("means_init", np.ndarray, None,
               "initial centres (k, d) in input space (linear or rbf kernel); points start at "
               "the nearest one in feature space", nullable=True),
@@ -180,6 +183,10 @@ class SSKK(Algorithm):
             kxm = kernel_to_points(self.X, means, self.params["kernel"], self.bandwidth)
             kmm = np.diag(kernel_to_points(means, means, self.params["kernel"], self.bandwidth))
             return np.argmin(kmm[None, :] - 2.0 * kxm, axis=1)
+        if self.params["init"] == "spectral":
+            # sigma I drops out of the relaxation (it adds sigma k to trace Y'K_tilde Y)
+            return spectral_labels(self.K + self.W, np.asarray(self.K.sum(axis=1)).ravel(), k,
+                                   self.rng)
         if self.params["init"] == "k-means++":
             seeds = [[int(i)] for i in self._kernel_plusplus(k)]
         else:

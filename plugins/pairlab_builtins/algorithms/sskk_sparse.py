@@ -19,7 +19,8 @@ from scipy import sparse
 
 from pairlab.errors import InvalidInputError
 
-__all__ = ["dense_row", "diagonal", "smallest_eigenvalue", "sparse_farthest_first", "sparse_kernel"]
+__all__ = ["dense_row", "diagonal", "smallest_eigenvalue", "sparse_farthest_first", "sparse_kernel",
+           "spectral_labels"]
 
 
 def diagonal(K: np.ndarray | sparse.spmatrix) -> np.ndarray:
@@ -96,3 +97,41 @@ def farthest_first(dist: Callable[[int], np.ndarray], chosen: list[int], k: int)
         chosen.append(nxt)
         nearest = np.minimum(nearest, dist(nxt))
     return chosen
+
+
+def spectral_labels(Kt: np.ndarray | sparse.spmatrix, degrees: np.ndarray, k: int,
+                    rng: np.random.Generator, max_iter: int = 300) -> np.ndarray:
+    """A start for kernel k-means: Lloyd's k-means (k-means++ seeds) on the rows of the k leading
+    eigenvectors of D^-1/2 ``Kt`` D^-1/2, D = diag(``degrees``) (the kernel's row sums).
+
+    Dhillon, Guan & Kulis (2004) show that weighted kernel k-means with the degrees as weights is
+    the normalised cut, whose spectral relaxation is these eigenvectors; used only to start the
+    unweighted iterations of SSKK. Pass K + W without the shift sigma I: in the normalised cut's
+    kernel the shift is sigma D^-1, a constant after the scaling, while sigma I scaled by D^-1/2
+    would favour the nodes of smallest degree. Without D (ratio association) the leading
+    eigenvectors of a k-nearest-neighbour kernel sit on its densest spots, not on clusters
+    (measured, sskk.md). Degrees that are not all positive fall back to D = I."""
+    from pairlab.centroids import cluster_means
+    from pairlab.mixture import kmeans_plusplus
+
+    n = Kt.shape[0]
+    scale = 1.0 / np.sqrt(degrees) if np.all(degrees > 0) else np.ones(n)
+    if sparse.issparse(Kt) and n >= 2000 and k < n - 1:
+        from scipy.sparse.linalg import eigsh
+
+        M = (sparse.diags(scale) @ Kt @ sparse.diags(scale)).tocsr()
+        v0 = np.random.default_rng(0).standard_normal(n)        # fixed start: same seed, same bits
+        _, V = eigsh(M, k=k, which="LA", v0=v0, tol=1e-8)
+    else:
+        dense = Kt.toarray() if sparse.issparse(Kt) else np.asarray(Kt)
+        V = np.linalg.eigh(scale[:, None] * dense * scale[None, :])[1][:, n - k:]
+    centers = kmeans_plusplus(V, k, rng)
+    labels = np.full(n, -1)
+    for _ in range(max_iter):
+        d2 = (V**2).sum(axis=1)[:, None] - 2.0 * V @ centers.T + (centers**2).sum(axis=1)
+        new = np.argmin(d2, axis=1)
+        if np.array_equal(new, labels):
+            break
+        labels = new
+        centers = cluster_means(V, labels, centers)
+    return labels
