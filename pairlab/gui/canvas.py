@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtGui
 
 from ..draw.frames import Frame
 from ..draw.palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
-from .qtpaint import cache_axis, make_pen, qcolor
+from .qtpaint import cache_axis, cache_item, make_pen, qcolor
 
 __all__ = ["CanvasLayers", "CanvasWidget", "ObjectivePlot"]
 
@@ -108,6 +108,7 @@ class CanvasLayers:
         self.vb.addItem(self.regions, ignoreBounds=True)  # the background never widens the view
         for item in self.links.values():
             item.setZValue(5)
+            cache_item(item)  # they change with the links or the view, not every frame
         self.info = pg.TextItem(anchor=(0, 0), color=qcolor(INK))
         self.info.setParentItem(self.vb)
         self.info.setPos(6, 2)
@@ -605,6 +606,8 @@ class ObjectivePlot(pg.PlotWidget):
         plot.showGrid(x=True, y=True, alpha=0.15)
         plot.getAxis("left").enableAutoSIPrefix(False)
         self.curve = plot.plot(pen=make_pen((0, 114, 178), 1.8))
+        for part in (self.curve.curve, self.curve.scatter):  # moves only when the curve grows
+            cache_item(part)
         self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(213, 94, 0),
                                          pen=pg.mkPen(qcolor(INK)))
         plot.addItem(self.marker, ignoreBounds=True)
