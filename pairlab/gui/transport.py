@@ -53,6 +53,7 @@ class Transport(Controller):
         self.timer.timeout.connect(self._tick)
         self._clock = QtCore.QElapsedTimer()
         self._due = 0.0  # when the next iteration of Play is due (ms on _clock)
+        self._last_tick = 0.0
         #: Play's count of iterations advanced and frames drawn since it started (the bench
         #: reports achieved iterations and frames per second from them)
         self.play_stats = {"iterations": 0, "frames": 0}
@@ -410,6 +411,7 @@ class Transport(Controller):
         self.play_stats = {"iterations": 0, "frames": 0}
         self._clock.start()
         self._due = float(self.timer.interval())
+        self._last_tick = 0.0
         self.timer.start()
 
     def pause(self) -> None:
@@ -447,16 +449,19 @@ class Transport(Controller):
             self.play_stats["iterations"] += max(lab.iteration - before, 0)
 
     def _steps_due(self) -> int:
-        """Iterations Play owes at this tick: 1 on time, more when ticks came late (a frame took
-        longer than the interval); the schedule restarts after a pause of over a second (a
-        computation)."""
+        """Iterations Play owes at this tick: 1 on time; when frames take longer than the
+        interval, as many as are due by the time the frame drawn now is seen (one frame's time
+        from now: the time since the last tick). The schedule restarts after a pause of over a
+        second (a computation)."""
         interval = float(max(self.timer.interval(), 1))
         now = float(self._clock.elapsed())
+        frame, self._last_tick = now - self._last_tick, now
         late = now - self._due
-        if late > 1000.0 or late < 0:  # computing, or an early tick: back on schedule from now
+        if late > 1000.0:  # a computation or a long pause: back on schedule from now
             self._due = now + interval
             return 1
-        steps = 1 + int(late // interval)
+        ahead = min(frame, 1000.0) if frame > 1.5 * interval else 0.0  # slow frames only
+        steps = max(1, 1 + int((late + ahead) // interval))
         self._due += steps * interval
         return steps
 
