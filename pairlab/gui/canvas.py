@@ -107,8 +107,7 @@ class CanvasLayers:
             plot.addItem(item)
         self.vb.addItem(self.regions, ignoreBounds=True)  # the background never widens the view
         for item in self.links.values():
-            item.setZValue(5)
-            cache_item(item)  # they change with the links or the view, not every frame
+            item.setZValue(5)  # not pixmap-cached: that shifts antialiased edges by up to 2/255
         self.info = pg.TextItem(anchor=(0, 0), color=qcolor(INK))
         self.info.setParentItem(self.vb)
         self.info.setPos(6, 2)

@@ -33,7 +33,8 @@ def cache_axis(axis: pg.AxisItem) -> None:
 
 
 def cache_item(item: QtWidgets.QGraphicsItem) -> None:
-    """Keep a painted item that rarely changes (the links, the objective curve) as a pixmap:
-    it is painted again only when its data or the view changes, not at every frame of the
-    items around it (the 100 antialiased links of a classroom pane took about 2.7 ms a frame)."""
+    """Keep a painted item that rarely changes (the objective and metric curves while the cursor
+    moves) as a pixmap: it is painted again only when its data or the view changes. Use it only
+    where the cached drawing is pixel-identical to the direct one (antialiased lines over other
+    items are not: their edges blend differently)."""
     item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
