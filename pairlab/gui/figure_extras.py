@@ -31,7 +31,7 @@ class PaneExtras:
     metric_x: np.ndarray = field(default_factory=lambda: np.empty(0))
     metric_y: np.ndarray = field(default_factory=lambda: np.empty(0))
     metric_name: str = ""
-    index: float = 0.0
+    cursor: float = 0.0  # the iteration shown (x.5 at a half-step)
 
     @property
     def has_curves(self) -> bool:
@@ -83,7 +83,7 @@ class CurvePanel:
         plot = self.plot
         x, y = extras.objective_x, extras.objective_y
         self.curve.setData(x, y)
-        at = np.flatnonzero(x <= extras.index + 1e-9)
+        at = np.flatnonzero(x <= extras.cursor + 1e-9)
         self.marker.setData(x[at[-1:]], y[at[-1:]])
         plot.setLabel("left", extras.objective_name, **{"font-size": f"{self.font_size}pt"})
         end = max(float(x.max()) if x.size else 1.0, float(extras.metric_x.max())
@@ -102,7 +102,7 @@ class CurvePanel:
             self.metric_curve.setData(mx, my)
             self.metric_vb.setYRange(min(0.0, float(my.min())), max(1.0, float(my.max())),
                                      padding=0.05)
-            at = np.flatnonzero(mx <= extras.index + 1e-9)
+            at = np.flatnonzero(mx <= extras.cursor + 1e-9)
             self.metric_marker.setData(mx[at[-1:]], my[at[-1:]])
         else:
             plot.hideAxis("right")

@@ -478,7 +478,7 @@ class Presentation(Controller):
                 states.append(run.halves[run.index])
             out.trails = mean_trails(states, self.lab.view_map, self.lab.dataset.n_features)
             out.trail_colours = frame.mean_colour if frame.means is not None else frame.center_colour
-        out.index = run.index + (0.5 if run.on_half else 0.0)
+        out.cursor = run.index + (0.5 if run.on_half else 0.0)
         out.objective_x, out.objective_y = objective_points(run)
         out.objective_name = state.objective_name or ""
         out.metric_x, out.metric_y, out.metric_name = self._metric_curve(pane)
