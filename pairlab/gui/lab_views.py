@@ -23,6 +23,8 @@ __all__ = ["SHOWN_METRICS", "LabViews", "model_digest"]
 #: Models larger than this (bytes of their arrays) are not hashed: their regions are cached per
 #: state only (hashing a kernel matrix every frame would cost more than it saves).
 DIGEST_MAX_BYTES = 1 << 20
+#: Probability grids kept per pane (the region images made from them are kept for every state).
+GRIDS_KEPT = 4
 
 #: Metrics shown in each pane, in this order, when the registry provides them.
 SHOWN_METRICS = ("purity", "ari", "nmi", "constraints-satisfied")
@@ -168,6 +170,11 @@ class LabViews:
                 grid = grid_probabilities(pane.run.algorithm, state, self.dataset,
                                           view_map=self.view_map, bounds=self.bounds,
                                           resolution=resolution)
+                # float grids are large (0.6 MB at 140 cells and 4 classes): keep the newest few
+                # (the model of the state shown and its neighbours); the images stay cached
+                grids = [k for k in pane.cache if k[0] == "grid"]
+                for old in grids[:max(len(grids) + 1 - GRIDS_KEPT, 0)]:
+                    del pane.cache[old]
                 pane.cache[grid_key] = grid
             pane.cache[key] = (None if grid is None else
                                colour_regions(grid, state, self.dataset, match_truth=match,

@@ -11,7 +11,7 @@ from PySide6 import QtCore, QtWidgets
 from pairlab.draw.regions import decision_regions
 from pairlab.gui.figure import FigureRenderer, qimage_to_array
 from pairlab.gui.figure_extras import CURVE_HEIGHT
-from pairlab.gui.lab_views import DIGEST_MAX_BYTES, model_digest
+from pairlab.gui.lab_views import DIGEST_MAX_BYTES, GRIDS_KEPT, model_digest
 from pairlab.gui.presentation import REGION_CELLS, region_resolution
 from pairlab.state import State
 
@@ -76,6 +76,11 @@ def test_regions_from_a_shared_grid_equal_regions_computed_alone(qtbot, registry
         assert frame.regions.rect == alone.rect
     grids = [k for k in pane.cache if k[0] == "grid" and k[3] == 48]
     assert len(grids) == 2  # iteration 1 and the half-step before it share one grid
+    for t in range(2):  # other grids: no more than GRIDS_KEPT stay (0.6 MB each at 140 cells)
+        for res in (40, 56, 64):
+            lab.frame(pane, t, regions_resolution=res)
+    assert len([k for k in pane.cache if k[0] == "grid"]) == GRIDS_KEPT
+    assert len([k for k in pane.cache if k[0] == "regions"]) >= 6  # the images all stay
 
 
 def test_model_digest_tells_models_apart_and_skips_big_ones():
