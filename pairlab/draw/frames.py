@@ -8,6 +8,7 @@ the app, the headless renderer and the tests share these functions.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,6 +60,10 @@ class Frame:
     title: str = ""
     info: str = ""
     message: str | None = None
+    #: label value -> class slot under this state (what the points' colours were drawn by); the
+    #: decision regions colour their classes by it too
+    slot_of: Callable[[np.ndarray], np.ndarray] | None = field(default=None, repr=False,
+                                                                compare=False)
 
     @property
     def n_points(self) -> int:
@@ -101,6 +106,7 @@ def build_frame(dataset: Dataset, constraints: Constraints | None, state: State 
     classes, prob, n_cls = point_classes(state)
     truth = dataset.y if match_truth else None
     slot = slot_mapper(classes, truth, n_cls)
+    frame.slot_of = slot
     frame.colour = slot(classes)
     frame.level = saturation_levels(prob, n_cls)
     if truth is not None:

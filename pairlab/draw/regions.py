@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from .classes import point_classes, slot_mapper
 from .geometry import ViewMap, region_bounds
 from .palette import OKABE_ITO
 
-__all__ = ["RegionImage", "decision_regions"]
+__all__ = ["RegionGrid", "RegionImage", "colour_regions", "decision_regions", "grid_probabilities"]
 
 
 @dataclass(frozen=True)
@@ -38,16 +39,42 @@ def decision_regions(algorithm: Any, state: State, dataset: Dataset, *,
     instance, e.g. ``run.algorithm``). Grid points are lifted to data space with
     :meth:`ViewMap.lift` (for data of more than two dimensions: the plane of the view through the
     mean). Returns None when the algorithm cannot classify unseen points or the view is not linear.
+    The two halves, :func:`grid_probabilities` and :func:`colour_regions`, can be cached apart
+    (the probabilities depend on the model only, the colours also on the labels).
     """
+    grid = grid_probabilities(algorithm, state, dataset, view_map=view_map, bounds=bounds,
+                              resolution=resolution)
+    if grid is None:
+        return None
+    return colour_regions(grid, state, dataset, strength=strength, match_truth=match_truth)
+
+
+@dataclass(frozen=True)
+class RegionGrid:
+    """Class probabilities (ny, nx, classes) at the cell centres of ``rect`` (rows bottom to top)."""
+
+    proba: np.ndarray
+    rect: tuple[float, float, float, float]
+
+
+def grid_probabilities(algorithm: Any, state: State, dataset: Dataset, *,
+                       view_map: ViewMap | None = None,
+                       bounds: tuple[float, float, float, float] | None = None,
+                       resolution: int = 140) -> RegionGrid | None:
+    """``algorithm.predict_proba`` of ``state`` on a grid of ``resolution`` cells across the
+    view's ``bounds``, components summed per class (``class_of_component``); None when the
+    algorithm cannot classify unseen points or the view is not linear."""
     if algorithm is None or (isinstance(algorithm, Algorithm) and not type(algorithm).can_predict()):
         return None
+    if int(resolution) < 1:
+        raise InvalidInputError(f"resolution must be at least 1 cell, got {resolution!r}")
     vm = view_map or ViewMap.of(dataset)
     if not vm.exact:
         return None
     x0, y0, w, h = bounds or region_bounds(dataset.view)
-    nx = resolution
-    ny = max(2, round(resolution * h / w)) if w > 0 else resolution
-    ny = min(ny, 4 * resolution)
+    nx = int(resolution)
+    ny = max(2, round(nx * h / w)) if w > 0 else nx
+    ny = min(ny, 4 * nx)
     gx = x0 + (np.arange(nx) + 0.5) * w / nx
     gy = y0 + (np.arange(ny) + 0.5) * h / ny
     grid = np.column_stack([np.tile(gx, ny), np.repeat(gy, nx)])
@@ -60,13 +87,24 @@ def decision_regions(algorithm: Any, state: State, dataset: Dataset, *,
         onehot = np.zeros((len(coc), int(coc.max()) + 1))
         onehot[np.arange(len(coc)), coc] = 1.0
         proba = proba @ onehot
-    classes, _, n_cls = point_classes(state)
-    slot = slot_mapper(classes, dataset.y if match_truth else None, n_cls)
-    slots = slot(np.arange(proba.shape[1]))
+    return RegionGrid(proba.reshape(ny, nx, -1), (x0, y0, w, h))
+
+
+def colour_regions(grid: RegionGrid, state: State, dataset: Dataset, *, strength: float = 0.22,
+                   match_truth: bool = False,
+                   slot_of: Callable[[np.ndarray], np.ndarray] | None = None) -> RegionImage:
+    """The RGBA image of ``grid``: each cell's class colours mixed by its probabilities, faded
+    towards white (``strength``), in the slots the points of ``state`` are drawn in (``slot_of``,
+    when the caller has it: the frame's :attr:`~pairlab.draw.frames.Frame.slot_of`)."""
+    ny, nx, k = grid.proba.shape
+    if slot_of is None:
+        classes, _, n_cls = point_classes(state)
+        slot_of = slot_mapper(classes, dataset.y if match_truth else None, n_cls)
+    slots = slot_of(np.arange(k))
     colours = np.array(OKABE_ITO, dtype=float)[slots % len(OKABE_ITO)]
-    rgb = proba @ colours
+    rgb = grid.proba.reshape(-1, k) @ colours
     rgb = 255.0 - (255.0 - rgb) * strength
     rgba = np.empty((ny, nx, 4), dtype=np.uint8)
     rgba[..., :3] = np.clip(np.round(rgb), 0, 255).reshape(ny, nx, 3)
     rgba[..., 3] = 255
-    return RegionImage(rgba, (x0, y0, w, h))
+    return RegionImage(rgba, grid.rect)

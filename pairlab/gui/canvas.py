@@ -20,7 +20,7 @@ from PySide6 import QtCore, QtGui
 
 from ..draw.frames import Frame
 from ..draw.palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
-from .qtpaint import cache_axis, make_pen, qcolor
+from .qtpaint import cache_axis, cache_item, make_pen, qcolor
 
 __all__ = ["CanvasLayers", "CanvasWidget", "ObjectivePlot"]
 
@@ -107,7 +107,7 @@ class CanvasLayers:
             plot.addItem(item)
         self.vb.addItem(self.regions, ignoreBounds=True)  # the background never widens the view
         for item in self.links.values():
-            item.setZValue(5)
+            item.setZValue(5)  # not pixmap-cached: that shifts antialiased edges by up to 2/255
         self.info = pg.TextItem(anchor=(0, 0), color=qcolor(INK))
         self.info.setParentItem(self.vb)
         self.info.setPos(6, 2)
@@ -120,6 +120,7 @@ class CanvasLayers:
         self.frame: Frame | None = None
         self._shown_regions: object = None
         self._shown_links: dict[str, np.ndarray] = {}
+        self._drawn: dict[str, tuple] = {}  # what each small item shows (setData only on change)
         self.set_style(self.style)
 
     # -- style --------------------------------------------------------------------------------
@@ -155,7 +156,7 @@ class CanvasLayers:
         for name in ("left", "bottom"):
             self.plot.getAxis(name).setStyle(tickFont=font)
         self.plot.titleLabel.setText(self.plot.titleLabel.text, size=f"{s.title_size}pt")
-        self._shown_regions, self._shown_links = None, {}
+        self._shown_regions, self._shown_links, self._drawn = None, {}, {}
         if self.legend is not None:  # rebuild the key at the new sizes
             visible = self.legend.isVisible()
             if self.legend.scene() is not None:
@@ -230,6 +231,16 @@ class CanvasLayers:
             self.fast_styles = False
             return False
 
+    def _changed(self, name: str, *parts: object) -> bool:
+        """Whether item ``name`` would be given other data than it shows (remembered for the
+        next call): pyqtgraph's ``setData`` rebuilds an item even when nothing changed."""
+        key = tuple((p.dtype.str, p.shape, p.tobytes()) if isinstance(p, np.ndarray) else p
+                    for p in parts)
+        if self._drawn.get(name) == key:
+            return False
+        self._drawn[name] = key
+        return True
+
     def _show_regions(self, frame: Frame) -> None:
         r = frame.regions
         if r is None or not self.show_regions:
@@ -258,7 +269,8 @@ class CanvasLayers:
             if not on or mask is None or not mask.any():
                 item.setVisible(False)
                 continue
-            item.setData(pos=frame.xy[mask], **kwargs)
+            if self._changed(f"marks{id(item)}", mask, frame.xy, s.point_size):
+                item.setData(pos=frame.xy[mask], **kwargs)
             item.setVisible(True)
 
     def _show_links(self, frame: Frame) -> None:
@@ -281,6 +293,9 @@ class CanvasLayers:
         bad = np.concatenate([b for b in bad if len(b)] or [np.empty((0, 2, 2))])
         if len(bad):
             mid = bad.mean(axis=1)
+            if not self._changed("violations", mid):
+                self.violations.setVisible(True)
+                return
             self.violations.setData(pos=mid, symbol="x", size=self.style.point_size * 1.6,
                                     brush=pg.mkBrush(qcolor(_VIOLATION)),
                                     pen=pg.mkPen(255, 255, 255, width=0.8))
@@ -303,39 +318,47 @@ class CanvasLayers:
             assert curves is not None and frame.ellipse_colour is not None
             comp, sigma = divmod(k, curves.shape[1])
             c = int(frame.ellipse_colour[comp]) % _N_COLOURS
-            item.setPen(self._class_pens[c] if sigma == 0 else self._class_pens2[c])
-            item.setData(curves[comp, sigma, :, 0], curves[comp, sigma, :, 1])
+            if self._changed(f"ellipse{k}", curves[comp, sigma], c):
+                item.setPen(self._class_pens[c] if sigma == 0 else self._class_pens2[c])
+                item.setData(curves[comp, sigma, :, 0], curves[comp, sigma, :, 1])
             item.setVisible(True)
 
     def _show_model_points(self, frame: Frame) -> None:
         s = self.style
         ink = pg.mkPen(qcolor(INK), width=max(1.2, s.line_width * 0.8))
-        for item, pts, cols, symbol, size in (
-            (self.means, frame.means, frame.mean_colour, "x", s.mean_size),
-            (self.centers, frame.centers, frame.center_colour, "star", s.mean_size * 1.1),
+        for name, item, pts, cols, symbol, size in (
+            ("means", self.means, frame.means, frame.mean_colour, "x", s.mean_size),
+            ("centers", self.centers, frame.centers, frame.center_colour, "star",
+             s.mean_size * 1.1),
         ):
             if pts is None or len(pts) == 0:
                 item.setVisible(False)
                 continue
-            brushes = [self._full[int(c) % _N_COLOURS] for c in cols]
-            item.setData(pos=pts, symbol=symbol, size=size, brush=brushes, pen=ink)
+            if self._changed(name, pts, np.asarray(cols)):
+                brushes = [self._full[int(c) % _N_COLOURS] for c in cols]
+                item.setData(pos=pts, symbol=symbol, size=size, brush=brushes, pen=ink)
             item.setVisible(True)
         if frame.exemplar_segments is not None and self.show_exemplars:
             if len(frame.exemplar_segments):
-                self.exemplar_lines.setData(*_segments_xy(frame.exemplar_segments))
+                if self._changed("exemplar_lines", frame.exemplar_segments):
+                    self.exemplar_lines.setData(*_segments_xy(frame.exemplar_segments))
                 self.exemplar_lines.setVisible(True)
             else:
                 self.exemplar_lines.setVisible(False)
             assert frame.exemplar_points is not None and frame.exemplar_colour is not None
-            brushes = [self._full[int(c) % _N_COLOURS] if c >= 0 else self._brushes[-1]
-                       for c in frame.exemplar_colour]
-            self.exemplar_marks.setData(pos=frame.exemplar_points, symbol="o",
-                                        size=s.point_size * 2.0, brush=brushes, pen=ink)
+            if self._changed("exemplar_marks", frame.exemplar_points, frame.exemplar_colour):
+                brushes = [self._full[int(c) % _N_COLOURS] if c >= 0 else self._brushes[-1]
+                           for c in frame.exemplar_colour]
+                self.exemplar_marks.setData(pos=frame.exemplar_points, symbol="o",
+                                            size=s.point_size * 2.0, brush=brushes, pen=ink)
             self.exemplar_marks.setVisible(True)
         else:
             self.exemplar_lines.setVisible(False)
             self.exemplar_marks.setVisible(False)
         if frame.init_means is not None and len(frame.init_means):
+            if not self._changed("init_means", frame.init_means):
+                self.init_means.setVisible(True)
+                return
             self.init_means.setData(pos=frame.init_means, symbol="+", size=s.mean_size,
                                     brush=pg.mkBrush(qcolor(INK)),
                                     pen=pg.mkPen(255, 255, 255, width=1))
@@ -350,6 +373,7 @@ class CanvasLayers:
             return
         means = np.array(frame.means, dtype=float)
         means[k] = (x, y)
+        self._drawn.pop("means", None)  # the frame's means are not what is shown now
         self.means.setData(pos=means, symbol="x", size=self.style.mean_size,
                            brush=[self._full[int(c) % _N_COLOURS] for c in frame.mean_colour],
                            pen=pg.mkPen(qcolor(INK), width=max(1.2, self.style.line_width * 0.8)))
@@ -581,6 +605,8 @@ class ObjectivePlot(pg.PlotWidget):
         plot.showGrid(x=True, y=True, alpha=0.15)
         plot.getAxis("left").enableAutoSIPrefix(False)
         self.curve = plot.plot(pen=make_pen((0, 114, 178), 1.8))
+        for part in (self.curve.curve, self.curve.scatter):  # moves only when the curve grows
+            cache_item(part)
         self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(213, 94, 0),
                                          pen=pg.mkPen(qcolor(INK)))
         plot.addItem(self.marker, ignoreBounds=True)

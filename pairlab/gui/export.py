@@ -4,7 +4,7 @@ folder of PNG frames. Everything is drawn by :mod:`pairlab.gui.figure`, i.e. by 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ from ..draw.geometry import data_bounds
 from ..draw.palette import Style
 from ..errors import InvalidInputError
 from .figure import FigureRenderer, render_frames, save_gif
+from .figure_extras import PaneExtras
 from .model import Lab
 
 __all__ = ["SVG_MAX_POINTS", "export_animation", "export_view", "lab_frames"]
@@ -35,8 +36,11 @@ def _ncols(n: int) -> int:
 
 def export_view(lab: Lab, path: str | os.PathLike[str], *, regions: bool = True,
                 style: Style | None = None, view_range: tuple[float, float, float, float] | None = None,
-                panel_size: tuple[int, int] = (560, 500), scale: float = 1.0) -> Any:
-    """Write the panes as shown to ``path`` (``.png`` or ``.svg``); returns the ``QImage``."""
+                panel_size: tuple[int, int] = (560, 500), scale: float = 1.0,
+                extras: Sequence[PaneExtras] | None = None) -> Any:
+    """Write the panes as shown to ``path`` (``.png`` or ``.svg``); returns the ``QImage``.
+    ``extras`` (one per pane) adds what the window shows beside the frames: the means' trails
+    and, under each panel, the objective plot with the metric curve."""
     if lab.dataset is None:
         raise InvalidInputError("nothing to export: no data set is loaded")
     points = lab.dataset.n_samples * max(len(lab.panes), 1)
@@ -47,8 +51,13 @@ def export_view(lab: Lab, path: str | os.PathLike[str], *, regions: bool = True,
             "instead, or fewer points")
     frames = lab_frames(lab, regions=regions)
     view_range = view_range or data_bounds(lab.dataset.view, margin=0.04)
-    return render_frames(frames, path, ncols=_ncols(len(frames)), panel_size=panel_size,
-                         style=style, view_range=view_range, scale=scale)
+    if extras is None:
+        return render_frames(frames, path, ncols=_ncols(len(frames)), panel_size=panel_size,
+                             style=style, view_range=view_range, scale=scale)
+    curves = any(e.has_curves for e in extras)
+    with FigureRenderer(len(frames), ncols=_ncols(len(frames)), panel_size=panel_size,
+                        style=style, curves=curves) as fig:
+        return fig.render(frames, path, view_range=view_range, scale=scale, extras=extras)
 
 
 def export_animation(lab: Lab, path: str | os.PathLike[str], *, kind: str = "gif",

@@ -70,11 +70,13 @@ class FigureRenderer:
     :meth:`render` draws one list of frames and returns the ``QImage`` (and writes ``path``);
     reuse one renderer for the frames of an animation. Use as a context manager or call
     :meth:`close`. ``notes`` (lines separated by newlines) are printed small under the panels.
+    ``curves`` puts an objective plot under each panel (filled by :meth:`render`'s ``extras``).
     """
 
     def __init__(self, n_panels: int, *, ncols: int | None = None,
                  panel_size: tuple[int, int] = (520, 460), style: Style | None = None,
-                 title: str | None = None, legend: bool = False, notes: str | None = None) -> None:
+                 title: str | None = None, legend: bool = False, notes: str | None = None,
+                 curves: bool = False) -> None:
         import pyqtgraph as pg
         from PySide6 import QtCore
 
@@ -88,17 +90,26 @@ class FigureRenderer:
         self.widget = widget = pg.GraphicsLayoutWidget()
         widget.setBackground("w")
         widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        extra = (40 if title else 0) + notes_height(notes)
+        from .figure_extras import CURVE_HEIGHT, CurvePanel
+
+        extra = (40 if title else 0) + notes_height(notes) + (CURVE_HEIGHT * nrows if curves else 0)
         widget.resize(int(panel_size[0] * ncols), int(panel_size[1] * nrows + extra))
         self.style = style or Style()
         if title:
             widget.addLabel(title, row=0, col=0, colspan=ncols,
                             size=f"{self.style.title_size + 3}pt", color="#191919")
         self.layers = []
+        self.curve_panels: list[CurvePanel] = []
+        self.trails: list[Any] = []  # a TrailsLayer per panel, made when trails are first drawn
         self.panels_width = int(panel_size[0] * ncols)
         for k in range(n_panels):
             row, col = divmod(k, ncols)
-            plot = widget.addPlot(row=row + (1 if title else 0), col=col)
+            if curves:  # the canvas above its objective plot, as in the app's pane
+                cell = widget.addLayout(row=row + (1 if title else 0), col=col)
+                plot = cell.addPlot(row=0, col=0)
+                self.curve_panels.append(CurvePanel(cell.addPlot(row=1, col=0), self.style))
+            else:
+                plot = widget.addPlot(row=row + (1 if title else 0), col=col)
             self.layers.append(CanvasLayers(plot, self.style))
         # the key right of the panels, so it covers no point (filled by render: it lists the classes)
         self.key = figure_key(widget, self.style, row=1 if title else 0, col=ncols,
@@ -109,14 +120,20 @@ class FigureRenderer:
 
     def render(self, frames: Sequence[Frame], path: str | os.PathLike[str] | None = None, *,
                view_range: tuple[float, float, float, float] | None = None,
-               scale: float = 1.0) -> Any:
+               scale: float = 1.0, extras: Sequence[Any] | None = None) -> Any:
+        """Draw ``frames`` (and ``extras``, one :class:`~pairlab.gui.figure_extras.PaneExtras`
+        per panel: trails and curves) and write ``path``; returns the ``QImage``."""
         from PySide6 import QtCore
 
         if len(frames) != len(self.layers):
             raise InvalidInputError(f"this figure has {len(self.layers)} panels, got "
                                     f"{len(frames)} frames")
+        if extras is not None and len(extras) != len(frames):
+            raise InvalidInputError(f"{len(frames)} frames need as many extras, got {len(extras)}")
         for canvas, frame in zip(self.layers, frames, strict=True):
             canvas.show(frame)
+        if extras is not None:
+            self._show_extras(extras)
         if self.key is not None and frames[-1].n_true_classes != self._key_classes:
             self._key_classes = frames[-1].n_true_classes
             self.key.clear()
@@ -126,7 +143,21 @@ class FigureRenderer:
         for canvas in self.layers:
             canvas.set_range(rect)
         QtCore.QCoreApplication.processEvents()
+        for panel in self.curve_panels:  # the metric axis follows the laid-out plot
+            panel.sync()
         return export_scene(self.widget, path, scale)
+
+    def _show_extras(self, extras: Sequence[Any]) -> None:
+        from .trails_item import TrailsLayer
+
+        for k, extra in enumerate(extras):
+            if extra.trails is not None and not self.trails:
+                self.trails = [TrailsLayer(c.vb, self.style.line_width * 1.8)
+                               for c in self.layers]
+            if self.trails:
+                self.trails[k].show(extra.trails, extra.trail_colours)
+            if k < len(self.curve_panels):
+                self.curve_panels[k].show(extra)
 
     def close(self) -> None:
         """Free the figure now (scripts that draw many figures run no event loop that would)."""

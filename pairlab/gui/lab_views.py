@@ -3,6 +3,7 @@ regions and metrics, cached per pane (Qt-free; the frames come from :mod:`pairla
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -13,16 +14,46 @@ from ..constraints import Constraints
 from ..dataset import Dataset
 from ..draw.frames import Frame, build_frame
 from ..draw.geometry import ViewMap
-from ..draw.regions import RegionImage, decision_regions
+from ..draw.regions import RegionImage, colour_regions, grid_probabilities
 from ..state import State
 from .pane import Pane
 
-__all__ = ["SHOWN_METRICS", "LabViews"]
+__all__ = ["SHOWN_METRICS", "LabViews", "model_digest"]
+
+#: Models larger than this (bytes of their arrays) are not hashed: their regions are cached per
+#: state only (hashing a kernel matrix every frame would cost more than it saves).
+DIGEST_MAX_BYTES = 1 << 20
+#: Probability grids kept per pane (the region images made from them are kept for every state).
+GRIDS_KEPT = 4
 
 #: Metrics shown in each pane, in this order, when the registry provides them.
 SHOWN_METRICS = ("purity", "ari", "nmi", "constraints-satisfied")
 #: Short names of parameters in a pane's title (others: the name with spaces).
 _SHORT = {"lambda_": "λ", "beta": "β", "sigma": "σ", "bandwidth": "b"}
+
+
+def model_digest(state: State) -> bytes | None:
+    """A digest of ``state.model`` (the parameters ``predict_proba`` reads): equal for two states
+    whose models are equal; None for a model of more than :data:`DIGEST_MAX_BYTES` or one that
+    holds something other than numbers, strings and arrays."""
+    h = hashlib.blake2b(digest_size=16)
+    size = 0
+    for name in sorted(state.model):
+        value = state.model[name]
+        h.update(name.encode())
+        if isinstance(value, np.ndarray):
+            if value.dtype == object:
+                return None
+            size += value.nbytes
+            if size > DIGEST_MAX_BYTES:
+                return None
+            h.update(f"{value.dtype.str}{value.shape}".encode())
+            h.update(np.ascontiguousarray(value).tobytes())
+        elif value is None or isinstance(value, (bool, int, float, str, np.generic)):
+            h.update(repr(value).encode())
+        else:
+            return None
+    return h.digest()
 
 
 class LabViews:
@@ -77,16 +108,6 @@ class LabViews:
         cached = pane.cache.get(key)
         if cached is not None:
             return cached
-        region = None
-        message = pane.error
-        # beyond two features the view plane through the mean cuts the model where few points
-        # lie (one flat colour under points of every class): regions only for 2-D data
-        flat = self.dataset.n_features > 2
-        if regions and state is not None and pane.algorithm.can_predict() and not flat:
-            try:
-                region = self.regions(pane, state, (index, half), regions_resolution)
-            except Exception as exc:  # predict_proba is plugin code too
-                message = f"decision regions unavailable: {type(exc).__name__}: {exc}"
         info = None
         shown = self.iteration if t is None else t
         if state is not None and pane.finished and index == pane.last_index and shown > index:
@@ -100,10 +121,19 @@ class LabViews:
             elif index > 0:
                 previous_state = run.halves.get(index - 1, run.history[index - 1])
         frame = build_frame(self.dataset, self.constraints, state, view_map=self.view_map,
-                            init_means=self.init_means, regions=region, title=pane.title,
-                            info=info, message=message, match_truth=match,
+                            init_means=self.init_means, title=pane.title,
+                            info=info, message=pane.error, match_truth=match,
                             previous=previous_state,
                             ignored=None if run is None else run.algorithm.ignored_links())
+        # beyond two features the view plane through the mean cuts the model where few points
+        # lie (one flat colour under points of every class): regions only for 2-D data
+        flat = self.dataset.n_features > 2
+        if regions and state is not None and pane.algorithm.can_predict() and not flat:
+            try:  # coloured by the slots the frame's points were drawn in
+                frame.regions = self.regions(pane, state, (index, half), regions_resolution,
+                                             frame.slot_of)
+            except Exception as exc:  # predict_proba is plugin code too
+                frame.message = f"decision regions unavailable: {type(exc).__name__}: {exc}"
         if regions and flat and state is not None and pane.algorithm.can_predict():
             frame.info += (f"   (decision regions: 2-D data only; this data has "
                            f"{self.dataset.n_features} features)")
@@ -120,17 +150,35 @@ class LabViews:
         """The area (x0, y0, width, height) decision regions cover; cached images are dropped."""
         self.bounds = tuple(float(v) for v in rect)  # type: ignore[assignment]
         for pane in self.panes:
-            for key in [k for k in pane.cache if k[0] in ("regions", "frame")]:
+            for key in [k for k in pane.cache if k[0] in ("regions", "grid", "frame")]:
                 del pane.cache[key]
 
-    def regions(self, pane: Pane, state: State, index: Any, resolution: int) -> RegionImage | None:
+    def regions(self, pane: Pane, state: State, index: Any, resolution: int,
+                slot_of: Any = None) -> RegionImage | None:
+        """The decision regions of ``state`` (cached per state shown; the grid of probabilities
+        behind them is computed once per distinct model: a half-step that left the model as it
+        was, or a converged run, reuses it)."""
         match = self.match_colours and self.has_truth
         key = ("regions", pane.generation, index, resolution, self.bounds, match)
         if key not in pane.cache:
             assert pane.run is not None and self.dataset is not None
-            pane.cache[key] = decision_regions(pane.run.algorithm, state, self.dataset,
-                                                view_map=self.view_map, bounds=self.bounds,
-                                                resolution=resolution, match_truth=match)
+            digest = model_digest(state)
+            grid_key = ("grid", pane.generation, digest if digest is not None else index,
+                        resolution, self.bounds)
+            grid = pane.cache.get(grid_key)
+            if grid is None:
+                grid = grid_probabilities(pane.run.algorithm, state, self.dataset,
+                                          view_map=self.view_map, bounds=self.bounds,
+                                          resolution=resolution)
+                # float grids are large (0.6 MB at 140 cells and 4 classes): keep the newest few
+                # (the model of the state shown and its neighbours); the images stay cached
+                grids = [k for k in pane.cache if k[0] == "grid"]
+                for old in grids[:max(len(grids) + 1 - GRIDS_KEPT, 0)]:
+                    del pane.cache[old]
+                pane.cache[grid_key] = grid
+            pane.cache[key] = (None if grid is None else
+                               colour_regions(grid, state, self.dataset, match_truth=match,
+                                              slot_of=slot_of))
         return pane.cache[key]
 
     def metrics(self, pane: Pane, t: int | None = None, names: Sequence[str] | None = SHOWN_METRICS

@@ -12,7 +12,7 @@ from PySide6 import QtCore, QtGui
 
 from ..draw.palette import GREY
 from .canvas import ObjectivePlot
-from .qtpaint import cache_axis, make_pen
+from .qtpaint import cache_axis, cache_item, make_pen
 
 __all__ = ["METRIC_COLOUR", "TeachingObjectivePlot"]
 
@@ -41,6 +41,7 @@ class TeachingObjectivePlot(ObjectivePlot):
         self.metric_curve = pg.PlotCurveItem(pen=make_pen(METRIC_COLOUR, 1.6))
         self.metric_marker = pg.ScatterPlotItem(size=7, brush=pg.mkBrush(*METRIC_COLOUR),
                                                 pen=make_pen(GREY, 1))
+        cache_item(self.metric_curve)
         self.metric_vb.addItem(self.metric_curve)
         self.metric_vb.addItem(self.metric_marker)
         plot.getViewBox().sigResized.connect(self._sync_geometry)

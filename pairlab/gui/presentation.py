@@ -20,6 +20,7 @@ from .widgets import PaneView
 
 if TYPE_CHECKING:
     from .app import MainWindow
+    from .figure_extras import PaneExtras
 
 __all__ = ["Presentation"]
 
@@ -29,6 +30,21 @@ CURVE_METRICS = {"ari": "ARI", "nmi": "NMI", "purity": "purity",
                  "constraints-satisfied": "links satisfied"}
 #: Pixels the axes of a data canvas take (tick labels), along each direction.
 AXIS_PX = 40.0
+#: Screen pixels per cell of the decision-region grid (drawn smoothed), and the range of cells
+#: across: a small pane of a classroom layout computes fewer cells than a big one.
+REGION_CELL_PX = 3
+REGION_CELLS = (40, 140)
+
+
+def region_resolution(width_px: float) -> int:
+    """Cells across the decision-region grid of a canvas ``width_px`` pixels wide (a multiple of 8,
+    so that resizing by a few pixels keeps the cached regions); the most before the canvas
+    has a size."""
+    lo, hi = REGION_CELLS
+    if not width_px > 0:
+        return hi
+    cells = int(width_px / REGION_CELL_PX / 8.0) * 8
+    return int(min(max(cells, lo), hi))
 
 
 def best_columns(n: int, width: float, height: float, aspect: float, chrome: float) -> int:
@@ -260,6 +276,8 @@ class Presentation(Controller):
         for view, pane in zip(self.pane_views, lab.panes, strict=False):
             t = pane.last_index if latest else None
             frame = lab.frame(pane, t, regions=self.show_regions and not latest,
+                              regions_resolution=region_resolution(
+                                  view.canvas.layers.vb.width()),
                               previous=view.frame)
             view.frame = frame
             view.canvas.layers.show(frame)
@@ -441,7 +459,30 @@ class Presentation(Controller):
         if self.window.executor.busy:
             self.window.wait_idle()
         return export_view(self.lab, path, regions=self.show_regions, style=self.canvas_style,
-                           view_range=self._view_range(), scale=scale)
+                           view_range=self._view_range(), scale=scale,
+                           extras=[self.pane_extras(pane) for pane in self.lab.panes])
+
+    def pane_extras(self, pane: Pane) -> PaneExtras:
+        """What the window shows of ``pane`` beside its frame, for an export: the trails of the
+        means (when on) and its objective plot with the metric curve (as drawn)."""
+        from .figure_extras import PaneExtras
+
+        out = PaneExtras()
+        run, state = pane.run, self.lab.state(pane)
+        if run is None or state is None:
+            return out
+        if self.show_trails and self.lab.view_map is not None:
+            frame = self.lab.frame(pane, regions=False)
+            states = list(run.history[:run.index + 1])
+            if run.on_half and run.index in run.halves:
+                states.append(run.halves[run.index])
+            out.trails = mean_trails(states, self.lab.view_map, self.lab.dataset.n_features)
+            out.trail_colours = frame.mean_colour if frame.means is not None else frame.center_colour
+        out.cursor = run.index + (0.5 if run.on_half else 0.0)
+        out.objective_x, out.objective_y = objective_points(run)
+        out.objective_name = state.objective_name or ""
+        out.metric_x, out.metric_y, out.metric_name = self._metric_curve(pane)
+        return out
 
     def _view_range(self) -> tuple[float, float, float, float] | None:
         if not self.pane_views:

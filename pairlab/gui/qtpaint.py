@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-__all__ = ["cache_axis", "make_pen", "qcolor"]
+__all__ = ["cache_axis", "cache_item", "make_pen", "qcolor"]
 
 
 def qcolor(rgb: tuple[int, ...], alpha: int = 255) -> QtGui.QColor:
@@ -30,3 +30,11 @@ def cache_axis(axis: pg.AxisItem) -> None:
     """Keep a painted axis as a pixmap: redrawing tick labels each frame costs milliseconds,
     and an axis only changes when the view is panned or zoomed."""
     axis.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
+def cache_item(item: QtWidgets.QGraphicsItem) -> None:
+    """Keep a painted item that rarely changes (the objective and metric curves while the cursor
+    moves) as a pixmap: it is painted again only when its data or the view changes. Use it only
+    where the cached drawing is pixel-identical to the direct one (antialiased lines over other
+    items are not: their edges blend differently)."""
+    item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
