@@ -7,10 +7,17 @@ or exception is handed back on the GUI thread through the job's callbacks. Cance
 at its next check; a single iteration already under way is allowed to finish (the window stays
 responsive meanwhile, and a result that arrives for a pane that was rebuilt in the meantime is
 ignored by the caller).
+
+While a job runs, Python's automatic cyclic garbage collection is off (it is switched back on by
+the GUI thread when the job ends): a collection triggered on the worker thread would destroy the
+GUI thread's unreachable Qt wrappers there, and a C++ destructor waiting for a Qt lock the GUI
+thread holds, while the GUI thread waits for the GIL, hangs the app (seen in the test suite,
+2026-11-27). Garbage is still freed by reference counting; cycles wait for the GUI thread.
 """
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections import deque
@@ -20,6 +27,28 @@ from typing import Any
 from PySide6 import QtCore
 
 __all__ = ["Executor", "Job"]
+
+_gc_holds = 0           # jobs running on any executor's worker
+_gc_was_enabled = True  # the collector's state before the first of them
+
+
+def _hold_gc() -> None:
+    """Switch automatic collection off while a job runs (GUI thread only)."""
+    global _gc_holds, _gc_was_enabled
+    if _gc_holds == 0:
+        _gc_was_enabled = gc.isenabled()
+        gc.disable()
+    _gc_holds += 1
+
+
+def _release_gc() -> None:
+    """Give back one hold; the last one restores the collector's state (GUI thread only)."""
+    global _gc_holds
+    if _gc_holds == 0:
+        return
+    _gc_holds -= 1
+    if _gc_holds == 0 and _gc_was_enabled:
+        gc.enable()
 
 
 class Job:
@@ -117,10 +146,13 @@ class Executor(QtCore.QObject):
         if self.current is None and self._queue:
             self.current = self._queue.popleft()
             self.current.started = time.perf_counter()
+            _hold_gc()
             self._dispatch.emit(self.current)
 
     @QtCore.Slot(object, object, object)
     def _finished(self, job: Job, result: Any, error: BaseException | None) -> None:
+        if job is self.current:
+            _release_gc()
         self.current = None
         try:
             if error is None:
@@ -158,3 +190,6 @@ class Executor(QtCore.QObject):
         if not self._thread.wait(timeout_ms):
             self._thread.terminate()
             self._thread.wait()
+        if self.current is not None:      # its result will never be delivered: give back its hold
+            self.current = None
+            _release_gc()
