@@ -242,6 +242,13 @@ class ProcessExecutor(Executor):
 DASK_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
 
 
+#: Dask settings of the LocalCluster ``--scheduler local`` starts: no statistical profiler
+#: sampling each worker's task thread every 10 ms and no GIL monitor sampling every 1 ms (threads
+#: that took CPU from the trials on the same cores; docs/sweeps.md, Measured)
+LOCAL_CLUSTER_CONFIG = {"distributed.worker.profile.enabled": False,
+                        "distributed.admin.system-monitor.gil.enabled": False}
+
+
 class DaskExecutor(Executor):
     """A Dask distributed cluster: ``tcp://HOST:PORT`` of a running ``dask scheduler``, or
     ``local`` for a LocalCluster of ``jobs`` single-threaded worker processes on loopback."""
@@ -282,10 +289,13 @@ class DaskExecutor(Executor):
         if self.scheduler == "local":
             # loopback only; no dashboard (the scheduler's small HTTP server takes a free port
             # instead of 8787, which another cluster may hold)
-            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                         processes=True, host="127.0.0.1",
-                                         dashboard_address="127.0.0.1:0",
-                                         scheduler_kwargs={"dashboard": False})
+            import dask
+
+            with dask.config.set(LOCAL_CLUSTER_CONFIG):  # the nannies pass it to the workers
+                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                             processes=True, host="127.0.0.1",
+                                             dashboard_address="127.0.0.1:0",
+                                             scheduler_kwargs={"dashboard": False})
             self._client = Client(self._cluster)
         else:
             try:
@@ -298,7 +308,7 @@ class DaskExecutor(Executor):
             self.workers = len(self._client.scheduler_info().get("workers", {}))
         return self._client
 
-    #: a chunk of trials (one Dask task) aims at this many seconds of work, once trial times
+    #: a chunk of trials (one Dask task) aims at this many seconds of CPU, once trial times
     #: are known: Dask's per-task cost (scheduler, client and worker, a few ms of CPU on the same
     #: cores as the trials) then stays small beside it (docs/sweeps.md)
     CHUNK_SECONDS = 0.25
@@ -325,7 +335,7 @@ class DaskExecutor(Executor):
         todo = list(range(len(tasks)))[::-1]            # popped from the end: task order
         chunks: dict[str, list[int]] = {}
         done = as_completed()
-        timed: list[float] = []                         # seconds of every finished trial
+        timed: list[float] = []                         # CPU seconds of every finished trial
         self._futures, self._stopped = [], False
 
         def submit() -> None:
@@ -351,7 +361,9 @@ class DaskExecutor(Executor):
                               "error": f"{type(exc).__name__}: {exc}"}
             elif fut.status != "cancelled":
                 for i, outcome in zip(idx, fut.result(), strict=True):
-                    timed.append(outcome["seconds"])
+                    # CPU time: what Dask's per-task CPU cost competes with (wall time swells
+                    # with the machine's load and would keep chunks at one trial on a busy one)
+                    timed.append(outcome.get("cpu_seconds") or outcome["seconds"])
                     yield i, outcome
             fut.release()
             while todo and not self._stopped and len(chunks) < self.IN_FLIGHT * max(self.workers, 1):
