@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from ..errors import PairlabError
 from .executors import Executor, SerialExecutor, Task
-from .store import TrialStore
+from .store import StoreWriter, TrialStore
 
 __all__ = ["STDERR", "EngineResult", "Interrupted", "Progress", "run_tasks"]
 
@@ -37,6 +37,12 @@ class _CurrentStderr:
 
 
 STDERR: TextIO = _CurrentStderr()  # type: ignore[assignment]
+
+
+#: finished trials whose files may still be being written while the next trials run
+#: (:class:`.store.StoreWriter`): what a crash of the sweep's process can lose besides the trials
+#: in flight; 0 writes each file before the next result is taken
+WRITE_BEHIND = 1
 
 
 class Interrupted(PairlabError):
@@ -124,6 +130,8 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
     died, is reported in ``errors`` and not stored (the next run tries it again); a task that
     wants its own failures kept returns them as its result (a sweep trial's row has ``error``).
     Ctrl-C stops the run with :class:`Interrupted` after keeping every finished result.
+    Each result's file is written on a background thread while the next tasks run, at most
+    :data:`WRITE_BEHIND` results behind, and every write has ended when this returns or raises.
     """
     start = time.perf_counter()
     executor = executor or SerialExecutor()
@@ -141,15 +149,20 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
             todo.append(i)
     stored = n - len(todo)
     bar = Progress(n, stored, progress)
+    writer = StoreWriter(store, behind=WRITE_BEHIND)
     try:
-        for j, outcome in executor.run([tasks[i] for i in todo]):
-            i = todo[j]
-            seconds[i] = outcome["seconds"]
-            cpu_seconds[i] = outcome.get("cpu_seconds", 0.0)
-            if outcome["ok"]:
-                values[i] = store.put(tasks[i].key, outcome["value"], encoding=tasks[i].encoding)
-            errors[i] = outcome["error"]
-            bar.advance()
+        try:
+            for j, outcome in executor.run([tasks[i] for i in todo]):
+                i = todo[j]
+                seconds[i] = outcome["seconds"]
+                cpu_seconds[i] = outcome.get("cpu_seconds", 0.0)
+                if outcome["ok"]:
+                    values[i] = writer.put(tasks[i].key, outcome["value"],
+                                           encoding=tasks[i].encoding)
+                errors[i] = outcome["error"]
+                bar.advance()
+        finally:
+            writer.close()  # every finished trial is on disk before we return or raise
     except KeyboardInterrupt:
         executor.cancel()
         bar.close()

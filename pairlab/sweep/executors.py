@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import InvalidInputError
 
 __all__ = ["DaskExecutor", "Executor", "ProcessExecutor", "SerialExecutor", "Task", "execute",
-           "make_executor"]
+           "execute_many", "make_executor"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,11 @@ def execute(fn: Callable[..., Any], args: tuple[Any, ...], worker: bool = True) 
                 "traceback": "".join(traceback.format_exception(exc))}
     return {"ok": True, "value": value, "seconds": time.perf_counter() - start,
             "cpu_seconds": time.process_time() - cpu, "error": ""}
+
+
+def execute_many(calls: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[dict[str, Any]]:
+    """:func:`execute` for each ``(fn, args)`` in turn: a chunk of trials as one Dask task."""
+    return [execute(fn, args) for fn, args in calls]
 
 
 Outcomes = Iterator[tuple[int, dict[str, Any]]]
@@ -237,6 +242,13 @@ class ProcessExecutor(Executor):
 DASK_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
 
 
+#: Dask settings of the LocalCluster ``--scheduler local`` starts: no statistical profiler
+#: sampling each worker's task thread every 10 ms and no GIL monitor sampling every 1 ms (threads
+#: that took CPU from the trials on the same cores; docs/sweeps.md, Measured)
+LOCAL_CLUSTER_CONFIG = {"distributed.worker.profile.enabled": False,
+                        "distributed.admin.system-monitor.gil.enabled": False}
+
+
 class DaskExecutor(Executor):
     """A Dask distributed cluster: ``tcp://HOST:PORT`` of a running ``dask scheduler``, or
     ``local`` for a LocalCluster of ``jobs`` single-threaded worker processes on loopback."""
@@ -265,6 +277,7 @@ class DaskExecutor(Executor):
         self._client: Any = None
         self._cluster: Any = None
         self._futures: list[Any] = []
+        self._stopped = False
 
     def _connect(self) -> Any:
         """Start the LocalCluster or connect to the scheduler (on first use: a run whose trials
@@ -276,10 +289,13 @@ class DaskExecutor(Executor):
         if self.scheduler == "local":
             # loopback only; no dashboard (the scheduler's small HTTP server takes a free port
             # instead of 8787, which another cluster may hold)
-            self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
-                                         processes=True, host="127.0.0.1",
-                                         dashboard_address="127.0.0.1:0",
-                                         scheduler_kwargs={"dashboard": False})
+            import dask
+
+            with dask.config.set(LOCAL_CLUSTER_CONFIG):  # the nannies pass it to the workers
+                self._cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1,
+                                             processes=True, host="127.0.0.1",
+                                             dashboard_address="127.0.0.1:0",
+                                             scheduler_kwargs={"dashboard": False})
             self._client = Client(self._cluster)
         else:
             try:
@@ -292,31 +308,69 @@ class DaskExecutor(Executor):
             self.workers = len(self._client.scheduler_info().get("workers", {}))
         return self._client
 
+    #: a chunk of trials (one Dask task) aims at this many seconds of CPU, once trial times
+    #: are known: Dask's per-task cost (scheduler, client and worker, a few ms of CPU on the same
+    #: cores as the trials) then stays small beside it (docs/sweeps.md)
+    CHUNK_SECONDS = 0.25
+    #: chunks queued or running per worker, so a worker never waits for the next round trip
+    IN_FLIGHT = 2
+
+    def _chunk_size(self, per_trial: float | None, remaining: int) -> int:
+        """Trials in the next chunk: one until a trial's time is known, then about
+        :attr:`CHUNK_SECONDS` of them, and never more than an equal share of what remains
+        for every chunk in flight (the last chunks end together)."""
+        if per_trial is None:
+            return 1
+        share = -(-remaining // (self.IN_FLIGHT * max(self.workers, 1)))
+        return max(1, min(share, int(self.CHUNK_SECONDS / max(per_trial, 1e-6))))
+
     def run(self, tasks: Sequence[Task]) -> Outcomes:
+        """Submit chunks of consecutive trials (:func:`execute_many`) as earlier ones finish,
+        at most :attr:`IN_FLIGHT` per worker; yield every trial's outcome as its chunk ends."""
         from distributed import as_completed
 
         if not tasks:
             return
         client = self._connect()
-        index = {}
-        for i, task in enumerate(tasks):
-            fut = client.submit(execute, task.fn, task.args, key=f"pairlab-{task.key}-{i}",
-                                      pure=False)
-            index[fut.key] = (i, fut)
-        self._futures = [f for _, f in index.values()]
-        for fut in as_completed(self._futures):
-            i = index[fut.key][0]
+        todo = list(range(len(tasks)))[::-1]            # popped from the end: task order
+        chunks: dict[str, list[int]] = {}
+        done = as_completed()
+        timed: list[float] = []                         # CPU seconds of every finished trial
+        self._futures, self._stopped = [], False
+
+        def submit() -> None:
+            per_trial = sum(timed) / len(timed) if timed else None
+            size = self._chunk_size(per_trial, len(todo))
+            idx = [todo.pop() for _ in range(min(size, len(todo)))]
+            calls = [(tasks[i].fn, tasks[i].args) for i in idx]
+            fut = client.submit(execute_many, calls, key=f"pairlab-{tasks[idx[0]].key}-{idx[0]}"
+                                f"-{len(idx)}", pure=False)
+            chunks[fut.key] = idx
+            self._futures.append(fut)
+            done.add(fut)
+
+        while todo and len(chunks) < self.IN_FLIGHT * max(self.workers, 1):
+            submit()
+        for fut in done:
+            idx = chunks.pop(fut.key)
+            self._futures.remove(fut)
             if fut.status == "error":
                 exc = fut.exception()
-                yield i, {"ok": False, "value": None, "seconds": 0.0,
-                          "error": f"{type(exc).__name__}: {exc}"}
-            elif fut.status == "cancelled":
-                continue
-            else:
-                yield i, fut.result()
+                for i in idx:
+                    yield i, {"ok": False, "value": None, "seconds": 0.0,
+                              "error": f"{type(exc).__name__}: {exc}"}
+            elif fut.status != "cancelled":
+                for i, outcome in zip(idx, fut.result(), strict=True):
+                    # CPU time: what Dask's per-task CPU cost competes with (wall time swells
+                    # with the machine's load and would keep chunks at one trial on a busy one)
+                    timed.append(outcome.get("cpu_seconds") or outcome["seconds"])
+                    yield i, outcome
             fut.release()
+            while todo and not self._stopped and len(chunks) < self.IN_FLIGHT * max(self.workers, 1):
+                submit()
 
     def cancel(self) -> None:
+        self._stopped = True
         if self._futures:
             self._client.cancel(self._futures)
 

@@ -176,9 +176,10 @@ class Cell:
                                      self.link_params, self.budget, self.budget_params])
 
     def seeds(self, seed: int, trial: int) -> dict[str, int]:
-        return {"data_seed": derive_seed(seed, self.data_key(), trial),
+        data = self.data_key()
+        return {"data_seed": derive_seed(seed, data, trial),
                 "link_seed": derive_seed(seed, self.links_key(), trial),
-                "fit_seed": derive_seed(seed, "fit|" + self.data_key(), trial)}
+                "fit_seed": derive_seed(seed, "fit|" + data, trial)}
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["TrialStore"]
+__all__ = ["StoreWriter", "TrialStore"]
 
 _SUFFIX = ".trial"
 
@@ -61,25 +61,37 @@ class TrialStore:
     def put(self, key: str, value: Any, *, encoding: str = "json") -> Any:
         """Store ``value`` atomically (temporary file, rename); return it as read back
         (so a fresh trial and a resumed one reach the caller in the same form)."""
+        data, back = self.encode(key, value, encoding)
+        self.write(key, data)
+        return back
+
+    def encode(self, key: str, value: Any, encoding: str = "json") -> tuple[bytes, Any]:
+        """The file's bytes for ``value`` and the value as it will read back (what :meth:`put`
+        returns), without touching the disk."""
         if encoding == "json":
             payload = json.dumps(value, sort_keys=True, allow_nan=True).encode()
+            back = json.loads(payload)
         elif encoding == "pickle":
             payload = pickle.dumps(value, protocol=4)
+            back = pickle.loads(payload)
         else:
             raise ValueError(f"unknown encoding {encoding!r}")
         header = {"key": key, "encoding": encoding, "length": len(payload),
                   "sha256": hashlib.sha256(payload).hexdigest()}
+        return json.dumps(header, sort_keys=True).encode() + b"\n" + payload, back
+
+    def write(self, key: str, data: bytes) -> None:
+        """Write a trial file's bytes atomically: a temporary file in the same folder, renamed."""
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(json.dumps(header, sort_keys=True).encode() + b"\n" + payload)
+                fh.write(data)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        return json.loads(payload) if encoding == "json" else pickle.loads(payload)
 
     def __contains__(self, key: str) -> bool:
         return self.path(key).is_file()
@@ -111,3 +123,45 @@ def _decode(raw: bytes, key: str) -> Any:
     if header["encoding"] == "pickle":
         return pickle.loads(payload)
     raise ValueError("unknown encoding")
+
+
+class StoreWriter:
+    """Writes a store's trial files on one background thread, at most ``behind`` files behind.
+
+    :meth:`put` encodes the value and returns it as read back at once; the file is written while
+    the next trial runs (its time is mostly spent waiting for the file system: 3.5-4.5 ms of
+    wall time for 0.7-1 ms of CPU a file on this machine's ext4 under load, measured in
+    docs/sweeps.md). A put that finds ``behind`` writes pending waits for the oldest, so a crash
+    of this process loses at most ``behind`` finished trials besides those running (a rerun
+    computes them again); ``behind=0`` writes synchronously. :meth:`close` waits for every write
+    and raises the first write error (a full disk stops the run, as a synchronous write would).
+    """
+
+    def __init__(self, store: TrialStore, behind: int = 1) -> None:
+        self.store, self.behind = store, behind
+        self._pending: list[Any] = []
+        self._pool: Any = None
+
+    def put(self, key: str, value: Any, *, encoding: str = "json") -> Any:
+        data, back = self.store.encode(key, value, encoding)
+        if self.behind <= 0:
+            self.store.write(key, data)
+            return back
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="pairlab-store")
+        while len(self._pending) >= self.behind:
+            self._pending.pop(0).result()
+        self._pending.append(self._pool.submit(self.store.write, key, data))
+        return back
+
+    def close(self) -> None:
+        """Wait for every pending write (raising the first that failed) and end the thread."""
+        try:
+            while self._pending:
+                self._pending.pop(0).result()
+        finally:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True)
+                self._pool = None

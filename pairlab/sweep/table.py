@@ -70,8 +70,19 @@ def write_csv(rows: Sequence[dict[str, Any]], cols: Sequence[str]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(cols)
+    shared: dict[int, str] = {}  # a cell's parameter dicts, shared by its rows: encoded once
     for row in rows:
-        w.writerow([_text(row.get(c)) for c in cols])
+        out = []
+        for c in cols:
+            value = row.get(c)
+            if isinstance(value, dict | list | tuple):
+                text = shared.get(id(value))
+                if text is None:
+                    text = shared[id(value)] = _text(value)
+                out.append(text)
+            else:
+                out.append(_text(value))
+        w.writerow(out)
     return buf.getvalue()
 
 

@@ -83,14 +83,17 @@ class ChooserAP:
 
     # -- one iteration ----------------------------------------------------------------------------
     def _cannot_link(self) -> None:
-        half = self.first.size // 2
-        lam = self.A[self.second] + self.R[self.second]          # alpha_bj + rho_bj
-        lam[:half] -= self.gamma[half:]                          # minus gamma_b<-a(j)
-        lam[half:] -= self.gamma[:half]
-        np.clip(-lam, -self.q_cap, 0.0, out=lam)
-        self.gamma = lam
-        sums = np.add.reduceat(lam[self._by_first], self._starts, axis=0)
-        self.S_hat[self._linked_rows] = self.S[self._linked_rows] + sums
+        """gamma from the previous messages and s_hat = s + a chooser's gamma rows, in place
+        (:func:`.ap_chooser_updates.cannot_link_messages`), the floats of the numpy form::
+
+            lam = A[second] + R[second]; lam[:half] -= gamma[half:]; lam[half:] -= gamma[:half]
+            gamma = clip(-lam, -q_cap, 0)
+            S_hat[linked_rows] = S[linked_rows] + add.reduceat(gamma[by_first], starts, axis=0)
+        """
+        from .ap_chooser_updates import cannot_link_messages
+
+        cannot_link_messages(self.A, self.R, self.S, self.S_hat, self.gamma, self.second,
+                             self._by_first, self._starts, self._linked_rows, self.q_cap)
 
     def _responsibilities(self) -> None:
         """rho_ij = s_hat(i, j) - max_{k != j} (s_hat(i, k) + alpha_ik), damped (the (r, n) rows
@@ -98,18 +101,16 @@ class ChooserAP:
         responsibility_update(self.S_hat, self.A, self.R, self.damping)
 
     def _availabilities(self) -> None:
-        """alpha as in the module docstring (SCAP with penalty p), damped."""
-        A, R, tmp = self.A, self.R, self.tmp
-        own = (self.self_row, self.cols)
-        np.maximum(R, 0, out=tmp)
-        tmp[own] = np.maximum(R[own], -self.p)
-        tmp -= np.sum(tmp, axis=0)
-        diag = np.maximum(tmp[own], -self.p)                   # -min(sum_{k != j} rho_kj^+, p)
-        np.clip(tmp, 0, np.inf, out=tmp)
-        tmp[own] = diag
-        tmp *= 1 - self.damping
-        A *= self.damping
-        A -= tmp
+        """alpha as in the module docstring (SCAP with penalty p), damped, in one compiled pass
+        (:func:`.ap_chooser_updates.chooser_availabilities`), the floats of the numpy form::
+
+            tmp = maximum(R, 0); tmp[own] = maximum(R[own], -p); tmp -= tmp.sum(axis=0)
+            diag = maximum(tmp[own], -p); clip(tmp, 0, inf, out=tmp); tmp[own] = diag
+            A = damping A - (1 - damping) tmp
+        """
+        from .ap_chooser_updates import chooser_availabilities
+
+        chooser_availabilities(self.R, self.A, self.self_row, self.p, self.damping)
 
     def iterate(self) -> None:
         if self.n < 2:
@@ -141,8 +142,12 @@ class ChooserAP:
             chosen = np.unique(c)
             c[self.self_row[chosen]] = chosen
             return c
-        score = A[:, cols] + R[:, cols] if rule == "paper" else self.S_hat[:, cols]
-        c = cols[np.argmax(score, axis=1)]
+        if rule == "paper":  # cols[argmax(A[:, cols] + R[:, cols], axis=1)], compiled
+            from .ap_chooser_updates import best_columns
+
+            c = best_columns(A, R, cols)
+        else:
+            c = cols[np.argmax(self.S_hat[:, cols], axis=1)]
         rows = self.self_row[cols]
         own = A[rows, cols] + R[rows, cols]
         own_best = np.full(self.r, -np.inf)
@@ -301,7 +306,9 @@ class ChooserAlgorithm(Algorithm):
         groups = self.constraints.chunklets
         if not groups or self.params["affinity"] == "precomputed":
             return {}
-        return {"meta_points": np.array([self.X[g].mean(axis=0) for g in groups])}
+        if getattr(self, "_meta_points", None) is None:  # the same every step: computed once
+            self._meta_points = np.array([self.X[g].mean(axis=0) for g in groups])
+        return {"meta_points": self._meta_points.copy()}
 
     def initialize(self) -> State:
         self._engine = None

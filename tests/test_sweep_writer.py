@@ -1,0 +1,79 @@
+"""The engine's background trial writer and Dask chunk sizes (issue 37)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from pairlab.sweep.engine import run_tasks
+from pairlab.sweep.executors import DaskExecutor, Task
+from pairlab.sweep.store import StoreWriter, TrialStore
+
+
+def _square(x: int) -> dict[str, int]:
+    return {"x": x, "y": x * x}
+
+
+def test_every_trial_is_on_disk_when_run_tasks_returns(tmp_path):
+    store = TrialStore(tmp_path)
+    tasks = [Task(f"k{i:03d}", _square, (i,)) for i in range(25)]
+    result = run_tasks(tasks, store, progress=None)
+    assert result.values == [{"x": i, "y": i * i} for i in range(25)]
+    assert all(store.get(t.key) == (True, v) for t, v in zip(tasks, result.values, strict=True))
+    again = run_tasks(tasks, store, progress=None)
+    assert again.stored == 25 and again.values == result.values
+
+
+class _SlowStore(TrialStore):
+    """Writes block until released; records how many were waiting at most."""
+
+    def __init__(self, root):
+        super().__init__(root)
+        self.gate = threading.Event()
+        self.started = 0
+
+    def write(self, key, data):
+        self.started += 1
+        self.gate.wait(5)
+        super().write(key, data)
+
+
+def test_the_writer_stays_at_most_behind_writes_behind(tmp_path):
+    store = _SlowStore(tmp_path)
+    writer = StoreWriter(store, behind=1)
+    assert writer.put("a", {"v": 1}) == {"v": 1}        # returned at once, as read back
+    assert len(writer._pending) == 1
+    timer = threading.Timer(0.2, store.gate.set)
+    timer.start()
+    writer.put("b", {"v": 2})                           # waits for "a" first
+    assert len(writer._pending) == 1 and ("a" in store)
+    writer.close()
+    assert "b" in store and not writer._pending
+
+
+def test_a_failed_write_is_raised_by_close(tmp_path):
+    (tmp_path / "ke").write_text("a file where the trial's folder should be")
+    writer = StoreWriter(TrialStore(tmp_path), behind=1)
+    writer.put("key", {"v": 1})
+    with pytest.raises(OSError):
+        writer.close()
+
+
+def test_synchronous_writer_writes_before_returning(tmp_path):
+    store = TrialStore(tmp_path)
+    StoreWriter(store, behind=0).put("key", [1.5, None])
+    assert store.get("key") == (True, [1.5, None])
+
+
+@pytest.mark.parametrize("per_trial,remaining,workers,size", [
+    (None, 300, 2, 1),        # trial time unknown: one trial a task
+    (0.02, 300, 2, 12),       # about CHUNK_SECONDS (0.25 s) of 20 ms trials
+    (0.02, 20, 2, 5),         # near the end: an equal share for each chunk in flight
+    (3.0, 300, 2, 1),         # long trials: one a task
+    (0.001, 10_000, 0, 250),  # a remote cluster that reports no workers yet counts one
+])
+def test_dask_chunk_sizes(per_trial, remaining, workers, size):
+    ex = DaskExecutor.__new__(DaskExecutor)
+    ex.workers = workers
+    assert ex._chunk_size(per_trial, remaining) == size
