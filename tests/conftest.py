@@ -96,7 +96,9 @@ SLOW_MODULES = frozenset({
 })
 
 #: The CI tier: whole paper recipes, scikit-learn's check suite over every estimator, package
-#: builds and installs, Jupyter kernels, the browser and Dask clusters: these modules, and single
+#: builds and installs, Jupyter kernels, the browser and Dask clusters, the notebook scrubber's frame
+#: rendering, the sparse eigensolver paths and the compiled SSAP updates' bit-for-bit checks
+#: (added 2026-11-27, when the README run on a clean clone took 196 s): these modules, and single
 #: tests elsewhere marked ``@pytest.mark.ci``. They are marked ``ci`` (and ``slow``) and
 #: left out of the README's ``python -m pytest`` (which must finish within 3 minutes on 2 cores);
 #: ``python -m pytest --all`` and CI (``.ci/run``) run them, and naming a file or ``-m`` runs them too.
@@ -104,7 +106,7 @@ CI_MODULES = frozenset({
     "test_reproductions", "test_sklearn_compat", "test_reproduce_framework", "test_tutorials",
     "test_scaffold", "test_reproduce_cluster", "test_index_browser", "test_mpckmeans_peer",
     "test_packaging", "test_cop_kmeans_package", "test_tutorial_notebooks", "test_notebook_browser",
-    "test_active_peer",
+    "test_active_peer", "test_display_scrub", "test_sskk_sparse", "test_ssap_kernels",
 })
 
 
