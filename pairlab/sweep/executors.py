@@ -335,11 +335,12 @@ class DaskExecutor(Executor):
         todo = list(range(len(tasks)))[::-1]            # popped from the end: task order
         chunks: dict[str, list[int]] = {}
         done = as_completed()
-        timed: list[float] = []                         # CPU seconds of every finished trial
+        timed = [0.0, 0]                                # CPU seconds and count of finished trials
+        slots = self.IN_FLIGHT * max(self.workers, 1)
         self._futures, self._stopped = [], False
 
         def submit() -> None:
-            per_trial = sum(timed) / len(timed) if timed else None
+            per_trial = timed[0] / timed[1] if timed[1] else None
             size = self._chunk_size(per_trial, len(todo))
             idx = [todo.pop() for _ in range(min(size, len(todo)))]
             calls = [(tasks[i].fn, tasks[i].args) for i in idx]
@@ -349,7 +350,7 @@ class DaskExecutor(Executor):
             self._futures.append(fut)
             done.add(fut)
 
-        while todo and len(chunks) < self.IN_FLIGHT * max(self.workers, 1):
+        while todo and len(chunks) < slots:
             submit()
         for fut in done:
             idx = chunks.pop(fut.key)
@@ -363,10 +364,11 @@ class DaskExecutor(Executor):
                 for i, outcome in zip(idx, fut.result(), strict=True):
                     # CPU time: what Dask's per-task CPU cost competes with (wall time swells
                     # with the machine's load and would keep chunks at one trial on a busy one)
-                    timed.append(outcome.get("cpu_seconds") or outcome["seconds"])
+                    timed[0] += outcome.get("cpu_seconds") or outcome["seconds"]
+                    timed[1] += 1
                     yield i, outcome
             fut.release()
-            while todo and not self._stopped and len(chunks) < self.IN_FLIGHT * max(self.workers, 1):
+            while todo and not self._stopped and len(chunks) < slots:
                 submit()
 
     def cancel(self) -> None:
