@@ -21,7 +21,7 @@ from .pane import Pane
 __all__ = ["SHOWN_METRICS", "LabViews", "model_digest"]
 
 #: Models larger than this (bytes of their arrays) are not hashed: their regions are cached per
-#: state only (hashing a kernel matrix every frame would cost more than it saves).
+#: state only (a kernel matrix would be hashed for every state shown; not measured against).
 DIGEST_MAX_BYTES = 1 << 20
 #: Probability grids kept per pane (the region images made from them are kept for every state).
 GRIDS_KEPT = 4

@@ -18,7 +18,8 @@ stopping rule (no Q_i(k) moves by more than ``tol``) means what it meant with fu
 tol = 0 only nodes whose inputs did not change at all are skipped, and Q, the per-sweep change and
 the number of sweeps equal those of full sweeps bit for bit (``tests/test_ppc_mean_field.py``
 compares with ``active_set=False``). On a large image most nodes settle within a few sweeps while
-a few fronts move on, so late sweeps touch a few hundred nodes instead of all of them.
+a few fronts move on, so late sweeps touch few nodes (the per-sweep counts were not recorded; the
+measured effect on a whole EM iteration is in docs/algorithms/ppc.md).
 
 Row sums are explicit column additions (not a BLAS product, whose summation order may depend on
 the number of rows), so a node's update does not depend on which other nodes share its sweep.
