@@ -90,7 +90,7 @@ class FigureRenderer:
         self.widget = widget = pg.GraphicsLayoutWidget()
         widget.setBackground("w")
         widget.setAttribute(QtCore.Qt.WidgetAttribute.WA_DontShowOnScreen, True)
-        from .figure_extras import CURVE_HEIGHT, CurvePanel
+        from .figure_extras import CURVE_HEIGHT, ExportCurvePlot
 
         extra = (40 if title else 0) + notes_height(notes) + (CURVE_HEIGHT * nrows if curves else 0)
         widget.resize(int(panel_size[0] * ncols), int(panel_size[1] * nrows + extra))
@@ -99,7 +99,7 @@ class FigureRenderer:
             widget.addLabel(title, row=0, col=0, colspan=ncols,
                             size=f"{self.style.title_size + 3}pt", color="#191919")
         self.layers = []
-        self.curve_panels: list[CurvePanel] = []
+        self.curve_panels: list[ExportCurvePlot] = []
         self.trails: list[Any] = []  # a TrailsLayer per panel, made when trails are first drawn
         self.panels_width = int(panel_size[0] * ncols)
         for k in range(n_panels):
@@ -107,7 +107,7 @@ class FigureRenderer:
             if curves:  # the canvas above its objective plot, as in the app's pane
                 cell = widget.addLayout(row=row + (1 if title else 0), col=col)
                 plot = cell.addPlot(row=0, col=0)
-                self.curve_panels.append(CurvePanel(cell.addPlot(row=1, col=0), self.style))
+                self.curve_panels.append(ExportCurvePlot(cell.addPlot(row=1, col=0), self.style))
             else:
                 plot = widget.addPlot(row=row + (1 if title else 0), col=col)
             self.layers.append(CanvasLayers(plot, self.style))

@@ -12,7 +12,7 @@ import numpy as np
 from ..draw.palette import GREY, INK, Style
 from ..draw.trails import Trails
 
-__all__ = ["CURVE_HEIGHT", "CurvePanel", "PaneExtras"]
+__all__ = ["CURVE_HEIGHT", "ExportCurvePlot", "PaneExtras"]
 
 #: Height (pixels, before scaling) of the objective plot under each exported panel.
 CURVE_HEIGHT = 150
@@ -38,13 +38,13 @@ class PaneExtras:
         return bool(self.objective_x.size or self.metric_x.size)
 
 
-class CurvePanel:
+class ExportCurvePlot:
     """An objective plot under an exported panel, with the metric on its own right axis."""
 
     def __init__(self, plot: Any, style: Style) -> None:
         import pyqtgraph as pg
 
-        from .objective_plot import METRIC_COLOUR
+        from .objective_plot import METRIC_COLOUR, MetricAxis
         from .qtpaint import make_pen, qcolor
 
         self.plot = plot
@@ -62,19 +62,10 @@ class CurvePanel:
         self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(213, 94, 0),
                                          pen=pg.mkPen(qcolor(INK)))
         plot.addItem(self.marker, ignoreBounds=True)
-        self.metric_vb = pg.ViewBox(enableMouse=False)
-        self.metric_vb.border = None
-        plot.scene().addItem(self.metric_vb)
-        axis = plot.getAxis("right")
-        axis.linkToView(self.metric_vb)
-        axis.setPen(make_pen(METRIC_COLOUR, 1))
-        axis.setTextPen(make_pen(METRIC_COLOUR, 1))
-        self.metric_vb.setXLink(plot.getViewBox())
-        self.metric_curve = pg.PlotCurveItem(pen=make_pen(METRIC_COLOUR, 1.6))
-        self.metric_marker = pg.ScatterPlotItem(size=7, brush=pg.mkBrush(*METRIC_COLOUR),
-                                                pen=make_pen(GREY, 1))
-        self.metric_vb.addItem(self.metric_curve)
-        self.metric_vb.addItem(self.metric_marker)
+        self.metric_axis = MetricAxis(plot, for_export=True)
+        self.metric_vb = self.metric_axis.vb
+        self.metric_curve = self.metric_axis.curve
+        self.metric_marker = self.metric_axis.marker
         self.metric_colour = METRIC_COLOUR
         self.font_size = style.font_size
 
@@ -112,4 +103,4 @@ class CurvePanel:
 
     def sync(self) -> None:
         """Lay the metric's view box over the plot's (after the figure's layout is done)."""
-        self.metric_vb.setGeometry(self.plot.getViewBox().sceneBoundingRect())
+        self.metric_axis.sync()

@@ -5,6 +5,7 @@ own axis on the right, with a marker at the cursor."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -14,10 +15,42 @@ from ..draw.palette import GREY
 from .canvas import ObjectivePlot
 from .qtpaint import cache_axis, cache_item, make_pen
 
-__all__ = ["METRIC_COLOUR", "TeachingObjectivePlot"]
+__all__ = ["METRIC_COLOUR", "MetricAxis", "TeachingObjectivePlot"]
 
 #: The metric curve's colour (Okabe-Ito bluish green; the objective is blue).
 METRIC_COLOUR = (0, 158, 115)
+
+
+class MetricAxis:
+    """A metric curve and its cursor marker in a view box of their own, on the right-hand axis of
+    ``plot`` (a pyqtgraph PlotItem), sharing its x axis: the app's objective plot and the
+    exported one both draw the metric through it. ``for_export``: no pixmap caches, and no view
+    box border (an invisible one breaks pyqtgraph's SVG export)."""
+
+    def __init__(self, plot: Any, *, for_export: bool = False) -> None:
+        self.plot = plot
+        self.vb = pg.ViewBox(enableMouse=False)
+        if for_export:
+            self.vb.border = None
+        plot.scene().addItem(self.vb)
+        axis = plot.getAxis("right")
+        axis.linkToView(self.vb)
+        axis.setPen(make_pen(METRIC_COLOUR, 1))
+        axis.setTextPen(make_pen(METRIC_COLOUR, 1))
+        self.vb.setXLink(plot.getViewBox())
+        self.vb.setYRange(0.0, 1.0, padding=0.05)
+        self.curve = pg.PlotCurveItem(pen=make_pen(METRIC_COLOUR, 1.6))
+        self.marker = pg.ScatterPlotItem(size=7, brush=pg.mkBrush(*METRIC_COLOUR),
+                                         pen=make_pen(GREY, 1))
+        if not for_export:
+            cache_axis(axis)
+            cache_item(self.curve)
+        self.vb.addItem(self.curve)
+        self.vb.addItem(self.marker)
+
+    def sync(self) -> None:
+        """Lay the metric's view box over the plot's (after a resize or the layout)."""
+        self.vb.setGeometry(self.plot.getViewBox().sceneBoundingRect())
 
 
 class TeachingObjectivePlot(ObjectivePlot):
@@ -29,27 +62,16 @@ class TeachingObjectivePlot(ObjectivePlot):
         plot.setMouseEnabled(x=True, y=True)
         self.zoomed = False
         plot.getViewBox().sigRangeChangedManually.connect(self._zoomed)
-        self.metric_vb = pg.ViewBox(enableMouse=False)
-        plot.scene().addItem(self.metric_vb)
-        axis = plot.getAxis("right")
-        axis.linkToView(self.metric_vb)
-        axis.setPen(make_pen(METRIC_COLOUR, 1))
-        axis.setTextPen(make_pen(METRIC_COLOUR, 1))
-        cache_axis(axis)
-        self.metric_vb.setXLink(plot.getViewBox())
-        self.metric_vb.setYRange(0.0, 1.0, padding=0.05)
-        self.metric_curve = pg.PlotCurveItem(pen=make_pen(METRIC_COLOUR, 1.6))
-        self.metric_marker = pg.ScatterPlotItem(size=7, brush=pg.mkBrush(*METRIC_COLOUR),
-                                                pen=make_pen(GREY, 1))
-        cache_item(self.metric_curve)
-        self.metric_vb.addItem(self.metric_curve)
-        self.metric_vb.addItem(self.metric_marker)
+        self.metric_axis = MetricAxis(plot)
+        self.metric_vb = self.metric_axis.vb
+        self.metric_curve = self.metric_axis.curve
+        self.metric_marker = self.metric_axis.marker
         plot.getViewBox().sigResized.connect(self._sync_geometry)
         self.metric_name = ""
         self._metric_key: bytes | None = None
 
     def _sync_geometry(self) -> None:
-        self.metric_vb.setGeometry(self.getPlotItem().getViewBox().sceneBoundingRect())
+        self.metric_axis.sync()
 
     # == zoom ==================================================================================
     def _zoomed(self, *args: object) -> None:
