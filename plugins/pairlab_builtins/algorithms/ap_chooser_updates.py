@@ -14,6 +14,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .numpy_sums import pairwise_sum
+
 
 @numba.njit(cache=True, inline="always")
 def _maximum(x: float, c: float) -> float:
@@ -100,41 +102,11 @@ def group_sum(X: np.ndarray, rows: np.ndarray, acc: np.ndarray, rest: np.ndarray
         for j in range(acc.size):
             acc[j] += rest[j]
         return
+    col = np.empty(count)
     for j in range(acc.size):
-        acc[j] += _pairwise_sum(X, rows[1:], j)
-
-
-@numba.njit(cache=True)
-def _pairwise_sum(X: np.ndarray, rows: np.ndarray, j: int) -> float:
-    """numpy's pairwise sum of X[rows, j] (numpy/_core/src/umath/loops_utils.h.src)."""
-    n = rows.size
-    if n < 8:
-        res = 0.0
-        for k in range(n):
-            res += X[rows[k], j]
-        return res
-    if n <= 128:
-        r0, r1, r2, r3 = X[rows[0], j], X[rows[1], j], X[rows[2], j], X[rows[3], j]
-        r4, r5, r6, r7 = X[rows[4], j], X[rows[5], j], X[rows[6], j], X[rows[7], j]
-        i = 8
-        while i < n - (n % 8):
-            r0 += X[rows[i], j]
-            r1 += X[rows[i + 1], j]
-            r2 += X[rows[i + 2], j]
-            r3 += X[rows[i + 3], j]
-            r4 += X[rows[i + 4], j]
-            r5 += X[rows[i + 5], j]
-            r6 += X[rows[i + 6], j]
-            r7 += X[rows[i + 7], j]
-            i += 8
-        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        while i < n:
-            res += X[rows[i], j]
-            i += 1
-        return res
-    half = n // 2
-    half -= half % 8
-    return _pairwise_sum(X, rows[:half], j) + _pairwise_sum(X, rows[half:], j)
+        for k in range(count):
+            col[k] = X[rows[k + 1], j]
+        acc[j] += pairwise_sum(col, 0, count)
 
 
 @numba.njit(cache=True)
