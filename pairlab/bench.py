@@ -10,6 +10,7 @@ every registered algorithm at several sizes and fit the growth exponent in n.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import pkgutil
@@ -273,10 +274,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "machine threaded BLAS waits for time slices and hides the algorithms)")
 
 
-def run(args: argparse.Namespace) -> int:
+# Thread pools a case may load only when it runs: SciPy and scikit-learn bring their own OpenBLAS
+# and OpenMP, which a limit set before they were loaded does not reach (threadpoolctl limits the
+# libraries loaded at the time), so they are loaded before the limit is set.
+_PRELOAD = ("scipy.linalg", "scipy.sparse.linalg", "sklearn.cluster")
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def limit_threads(threads: int) -> Any:
+    """Limit every BLAS and OpenMP pool of this process to ``threads`` and set the environment
+    variables that child processes (the sweep cases' workers) read at start; returns the
+    threadpoolctl context, to be exited when the bench ends."""
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(args.threads):
+    for name in _THREAD_VARIABLES:
+        os.environ[name] = str(threads)
+    for module in _PRELOAD:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+    return threadpool_limits(threads)
+
+
+def run(args: argparse.Namespace) -> int:
+    with limit_threads(args.threads):
         return _run(args)
 
 

@@ -80,3 +80,24 @@ def test_cli_writes_json(tmp_path, capsys):
     assert doc["machine"]["cores"] >= 1
     assert doc["scaling"][0]["algorithm"] == "gmm" and len(doc["scaling"][0]["seconds"]) == 3
     assert "gmm-em-iteration" in capsys.readouterr().out
+
+
+def test_thread_limit_reaches_scipy_and_sklearn_pools_and_child_processes(monkeypatch):
+    # SciPy and scikit-learn load their own OpenBLAS and OpenMP; a limit set before they are
+    # loaded does not reach them (it did not: 2 threads each inside `pairlab bench --threads 1`)
+    script = (
+        "import os, json\n"
+        "from pairlab.bench import limit_threads\n"
+        "from threadpoolctl import threadpool_info\n"
+        "with limit_threads(1):\n"
+        "    import sklearn.cluster, scipy.linalg\n"
+        "    pools = [i['num_threads'] for i in threadpool_info()]\n"
+        "    env = [os.environ[v] for v in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS')]\n"
+        "print(json.dumps({'pools': pools, 'env': env}))\n")
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)  # the child starts with the machine's defaults
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(got["pools"]) >= 2 and set(got["pools"]) == {1}
+    assert got["env"] == ["1", "1"]
