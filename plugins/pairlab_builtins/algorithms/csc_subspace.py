@@ -118,40 +118,43 @@ class _Basis:
                  BB: np.ndarray, MM: np.ndarray) -> None:
         self.S, self.LS, self.BS = S, LS, BS
         self.LL, self.BB, self.MM = _sym(LL), _sym(BB), _sym(MM)
+        self._ritz: tuple[np.ndarray, np.ndarray] | None = None
 
     def ritz(self, m: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """(mu, y) of the m Ritz pairs of least cost (y'LL y = 1), or None."""
-        try:
-            mu, Yr = linalg.eigh(self.BB, self.LL)
-        except linalg.LinAlgError:
-            return None
-        cost = 1.0 / np.einsum("ij,ij->j", Yr, self.MM @ Yr)
-        sel = np.argsort(cost, kind="stable")[:m]
-        return mu[sel], Yr[:, sel]
+        """(mu, y) of the m Ritz pairs of least cost (y'LL y = 1), or None; the last solve is
+        kept until the basis grows."""
+        if self._ritz is None:
+            try:
+                mu, Yr = linalg.eigh(self.BB, self.LL)
+            except linalg.LinAlgError:
+                return None
+            cost = 1.0 / np.einsum("ij,ij->j", Yr, self.MM @ Yr)
+            sel = np.argsort(cost, kind="stable")
+            self._ritz = mu[sel], Yr[:, sel]
+        return self._ritz[0][:m], self._ritz[1][:, :m]
 
     def extend(self, op: _Reflected, T: np.ndarray) -> bool:
-        """Add T, L_t-orthogonalised against S (two passes) and L_t-orthonormalised."""
-        LT = op.lt(T)
-        w0 = np.einsum("ij,ij->j", T, LT)
+        """Add T, L_t-orthogonalised against S (two passes; S'L_t T = (L_t S)'T) and then
+        orthonormalised (directions below 1e-8 of their norm dropped)."""
         try:
             F = linalg.cho_factor(self.LL)
         except linalg.LinAlgError:
             return False
+        T = T / np.linalg.norm(T, axis=0)
         for _ in range(2):
-            C = linalg.cho_solve(F, self.LS.T @ T)
-            T, LT = T - self.S @ C, LT - self.LS @ C
-        w, E = linalg.eigh(_sym(T.T @ LT))
-        keep = w > 1e-8 * max(w0.max(initial=0.0), 1e-300)
+            T = T - self.S @ linalg.cho_solve(F, self.LS.T @ T)
+        w, E = linalg.eigh(_sym(T.T @ T))
+        keep = w > 1e-16 * T.shape[1]
         if not keep.any():
             return False
         T = T @ (E[:, keep] / np.sqrt(w[keep]))
-        LT = op.lt(T)                                   # afresh: S, L_t S stay consistent
-        BT = op.b(T)
+        LT, BT = op.lt(T), op.b(T)
         self.LL = _sym(np.block([[self.LL, self.S.T @ LT], [LT.T @ self.S, T.T @ LT]]))
         self.BB = _sym(np.block([[self.BB, self.S.T @ BT], [BT.T @ self.S, T.T @ BT]]))
         self.MM = _sym(np.block([[self.MM, self.S.T @ T], [T.T @ self.S, T.T @ T]]))
         self.S, self.LS, self.BS = (np.hstack([self.S, T]), np.hstack([self.LS, LT]),
                                     np.hstack([self.BS, BT]))
+        self._ritz = None
         return True
 
 
@@ -238,14 +241,14 @@ def certified_pencil(L: np.ndarray, u: np.ndarray | None, Qb_II: np.ndarray, inv
     dmin = float(np.min(1.0 / d))
     basis = _start(op, Y, LY, r)
     scale_b = c + float(np.abs(Qb_II).sum(axis=1).max(initial=0.0))   # >= |B_t|
-    out = basis.ritz(N)
+    ms = sorted({min(n_vectors + e, N // 4) for e in (4, 8, 16, 32, 64)})
+    out = basis.ritz(ms[-1])
     if out is None:
         return None
-    _, y0 = out                                           # every Ritz pair, least cost first
-    X0 = basis.S @ y0[:, : min(N // 4, y0.shape[1])]
-    LX0 = basis.LS @ y0[:, : X0.shape[1]]
-    sigma0 = float(1.0 / np.sum(X0[:, n_vectors - 1] ** 2))
-    for m in sorted({min(n_vectors + e, X0.shape[1]) for e in (4, 8, 16, 32, 64)}):
+    y0 = out[1]                                         # the Ritz pairs of least cost, in order
+    LX0 = basis.LS @ y0
+    sigma0 = float(1.0 / (y0[:, n_vectors - 1] @ basis.MM @ y0[:, n_vectors - 1]))
+    for m in ms:
         if _bound(Y, Theta, tail, LX0[:, :m], dmin) <= sigma0 + 1e-6:
             continue                                   # the estimate from the start fails
         out = _davidson(basis, op, diag_l, diag_b, m, scale_b)
