@@ -88,7 +88,7 @@ def _low_rank_pencil(Lt: np.ndarray, Q_II: np.ndarray, involved: np.ndarray, u: 
     return mu, W
 
 
-def _dense_pencil(L: np.ndarray, L_I: np.ndarray, Qb: np.ndarray, involved: np.ndarray,
+def _dense_pencil(L: np.ndarray, L_I: np.ndarray, Q_II: np.ndarray, involved: np.ndarray,
                   u: np.ndarray | None, b: float, n_vectors: int, solver: str
                   ) -> tuple[np.ndarray, np.ndarray, int | None, str]:
     """The pencil on the reflected complement by a dense path: (mu, W, number feasible or None,
@@ -98,7 +98,6 @@ def _dense_pencil(L: np.ndarray, L_I: np.ndarray, Qb: np.ndarray, involved: np.n
     if u is not None:
         L = _reflect(L, u)
     Lt = L[1:, 1:]
-    Q_II = Qb[np.ix_(involved, involved)]
     if b == 0 and 0 < involved.size < n:
         mu, W = _low_rank_pencil(Lt, Q_II, involved, u, n)
         if mu is not None:
@@ -107,7 +106,8 @@ def _dense_pencil(L: np.ndarray, L_I: np.ndarray, Qb: np.ndarray, involved: np.n
         out = definite_pencil(Lt, L[:, 0], L_I, Q_II, involved, u, -b, n_vectors)
         if out is not None:
             return *out, "reduced"
-    B = Qb.copy()
+    B = np.zeros((n, n))
+    B[np.ix_(involved, involved)] = Q_II
     B.flat[:: n + 1] -= b
     if u is not None:
         B = _reflect(B, u)
@@ -158,9 +158,9 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
     s = 1.0 / np.sqrt(d)
     L = -(s[:, None] * A * s[None, :])
     L.flat[:: n + 1] += 1.0
-    Qb = s[:, None] * Q * s[None, :]
     involved = np.flatnonzero(np.any(Q != 0, axis=1))
-    eig_Qb = linalg.eigvalsh(Qb[np.ix_(involved, involved)]) if involved.size else np.zeros(1)
+    Qb_II = s[involved, None] * Q[np.ix_(involved, involved)] * s[None, involved]   # Q_bar on I
+    eig_Qb = linalg.eigvalsh(Qb_II) if involved.size else np.zeros(1)
     lam_max = float(eig_Qb[-1])
     if beta is None:
         beta = default_beta(eig_Qb, vol, beta_rule, n_vectors + 1) if lam_max > 0 else -vol
@@ -181,13 +181,12 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
     L_I = L[:, involved]
     mu = W = n_feasible = None
     if beta < 0 and solver == "auto" and psd and eig_Qb[0] - beta / vol > 0:
-        out = certified_pencil(L, u, Qb[np.ix_(involved, involved)], involved, -beta / vol,
-                               n_vectors, d)
+        out = certified_pencil(L, u, Qb_II, involved, -beta / vol, n_vectors, d)
         if out is not None:
             mu, W, n_feasible = out
             used = "subspace"
     if mu is None:
-        mu, W, n_feasible, used = _dense_pencil(L, L_I, Qb, involved, u, beta / vol, n_vectors,
+        mu, W, n_feasible, used = _dense_pencil(L, L_I, Qb_II, involved, u, beta / vol, n_vectors,
                                                 solver)
     scale = max(1.0, float(np.abs(mu).max(initial=0.0)))
     feasible = np.flatnonzero(mu > 1e-12 * scale)
@@ -208,7 +207,7 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
     return {
         "U": s[:, None] * Vfull, "V": Vfull,
         "cost": np.einsum("ij,ij->j", Vfull, Lbar_v),
-        "satisfaction": np.einsum("ij,ij->j", Vfull, Qb @ Vfull),
+        "satisfaction": np.einsum("ij,ij->j", Vfull[involved], Qb_II @ Vfull[involved]),
         "lam": 1.0 / mu[order], "beta": float(beta), "lambda_max": lam_max, "vol": vol,
         "n_feasible": int(feasible.size if n_feasible is None else n_feasible), "solver": used,
     }
