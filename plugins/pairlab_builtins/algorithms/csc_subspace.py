@@ -226,7 +226,7 @@ def certified_pencil(L: np.ndarray, u: np.ndarray | None, Qb_II: np.ndarray, inv
     op = _Reflected(L, u, involved, Qb_II, c, d)
     diag_l, diag_b, tr_l = op.diagonals()
     tr_k = N + float(np.sum(1.0 / d)) - n / float(d.sum()) - tr_l   # N + tr D_t - tr L_t
-    delta = 4.0 * N * _EPS                                        # rounding: K_t + delta I >= 0
+    delta = 8.0 * N * _EPS * max(1.0, float(np.max(1.0 / d)))   # rounding: K_t + delta I >= 0
     p = 64
     while True:
         Y, LY, Theta = _range(op, N, p)
