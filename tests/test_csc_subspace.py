@@ -9,6 +9,8 @@ from scipy import linalg
 
 from pairlab import Constraints, Dataset, Run
 
+from .test_csc_pencil import assert_same
+
 
 def problem(n: int, k: int, n_ml: int, n_cl: int, seed: int, dim: int = 2
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -25,14 +27,6 @@ def problem(n: int, k: int, n_ml: int, n_cl: int, seed: int, dim: int = 2
             i, j = rng.choice(n, 2, replace=False)
             Q[i, j] = Q[j, i] = sign * rng.uniform(0.5, 1.0)
     return X, A, Q
-
-
-def assert_same(a: dict, b: dict) -> None:
-    for key in ("lam", "cost", "satisfaction"):
-        assert np.allclose(a[key], b[key], rtol=1e-9, atol=1e-9 * np.abs(b[key]).max())
-    sign = np.sign(np.sum(a["V"] * b["V"], axis=0))
-    assert np.allclose(a["V"] * sign, b["V"], atol=1e-9 * np.sqrt(b["vol"]))
-    assert a["n_feasible"] == b["n_feasible"]
 
 
 CASES = [  # n, K, must-links, cannot-links, seed
