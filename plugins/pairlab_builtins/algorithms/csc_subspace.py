@@ -183,7 +183,7 @@ def _davidson(basis: _Basis, op: _Reflected, diag_l: np.ndarray, diag_b: np.ndar
     return None
 
 
-def _start(op: _Reflected, Y: np.ndarray, LY: np.ndarray, r: int) -> _Basis:
+def _start(op: _Reflected, Y: np.ndarray, LY: np.ndarray, r: int) -> _Basis | None:
     """The search space span(V, Y) with its small matrices, in O(n r (r + p))."""
     n = op.n
     if not r:
@@ -194,7 +194,10 @@ def _start(op: _Reflected, Y: np.ndarray, LY: np.ndarray, r: int) -> _Basis:
     V = op.v(np.eye(r))
     LV = op.h(op.L[:, op.I] - np.outer(op.L @ h, h[op.I]))[1:]   # L_t V = (H L H [0; V])[1:]
     VtV = op.vt(V)
-    C = np.linalg.solve(VtV, op.vt(Y))                 # Y off span(V), then a well-conditioned
+    try:
+        C = np.linalg.solve(VtV, op.vt(Y))             # Y off span(V), then a well-conditioned
+    except np.linalg.LinAlgError:
+        return None
     Y = Y - V @ C                                       # basis of what is left (near-dependent
     w, E = linalg.eigh(_sym(Y.T @ Y))                   # directions dropped)
     E = E[:, w > 1e-6 * w.max()] / np.sqrt(w[w > 1e-6 * w.max()])
@@ -240,12 +243,16 @@ def certified_pencil(L: np.ndarray, u: np.ndarray | None, Qb_II: np.ndarray, inv
     tail = max(raw, 0.0) + delta * (N - p) + 64.0 * N * _EPS
     dmin = float(np.min(1.0 / d))
     basis = _start(op, Y, LY, r)
+    if basis is None:
+        return None
     scale_b = c + float(np.abs(Qb_II).sum(axis=1).max(initial=0.0))   # >= |B_t|
     ms = sorted({min(n_vectors + e, N // 4) for e in (4, 8, 16, 32, 64)})
     out = basis.ritz(ms[-1])
     if out is None:
         return None
     y0 = out[1]                                         # the Ritz pairs of least cost, in order
+    if y0.shape[1] <= n_vectors:
+        return None
     LX0 = basis.LS @ y0
     sigma0 = float(1.0 / (y0[:, n_vectors - 1] @ basis.MM @ y0[:, n_vectors - 1]))
     for m in ms:
