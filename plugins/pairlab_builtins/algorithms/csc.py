@@ -46,6 +46,7 @@ from pairlab.mixture import kmeans_plusplus
 from .csc_affinity import BANDWIDTH_RULES, variance_scaled
 from .csc_beta import BETA_RULES, default_beta
 from .csc_pencil import definite_pencil
+from .csc_subspace import certified_pencil
 from .explain_csc import csc_explain
 from .kernels import pairwise_kernel
 
@@ -87,20 +88,57 @@ def _low_rank_pencil(Lt: np.ndarray, Q_II: np.ndarray, involved: np.ndarray, u: 
     return mu, W
 
 
+def _dense_pencil(L: np.ndarray, L_I: np.ndarray, Q_II: np.ndarray, involved: np.ndarray,
+                  u: np.ndarray | None, b: float, n_vectors: int, solver: str
+                  ) -> tuple[np.ndarray, np.ndarray, int | None, str]:
+    """The pencil on the reflected complement by a dense path: (mu, W, number feasible or None,
+    path): ``low-rank`` (b = 0), ``reduced`` (b < 0, :func:`.csc_pencil.definite_pencil`) or
+    ``generalised`` (LAPACK's ``eigh(B_t, L_t)``)."""
+    n = L.shape[0]
+    if u is not None:
+        L = _reflect(L, u)
+    Lt = L[1:, 1:]
+    if b == 0 and 0 < involved.size < n:
+        mu, W = _low_rank_pencil(Lt, Q_II, involved, u, n)
+        if mu is not None:
+            return mu, W, None, "low-rank"
+    elif b < 0 and solver != "generalised":
+        out = definite_pencil(Lt, L[:, 0], L_I, Q_II, involved, u, -b, n_vectors)
+        if out is not None:
+            return *out, "reduced"
+    B = np.zeros((n, n))
+    B[np.ix_(involved, involved)] = Q_II
+    B.flat[:: n + 1] -= b
+    if u is not None:
+        B = _reflect(B, u)
+    try:
+        mu, W = linalg.eigh(B[1:, 1:], Lt)   # B w = mu L w, w' L w = 1; lambda = 1 / mu
+    except linalg.LinAlgError:
+        raise InvalidInputError(
+            "the normalised Laplacian is numerically singular off the trivial vector (a "
+            "nearly disconnected affinity graph); use a larger bandwidth.") from None
+    return mu, W, None, "generalised"
+
+
 def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: float | None = None,
-                          beta_rule: str = "blend", solver: str = "reduced") -> dict[str, Any]:
+                          beta_rule: str = "blend", solver: str = "auto", psd: bool = False
+                          ) -> dict[str, Any]:
     """Solve the CSC eigenproblem; return the embedding U (n, m <= n_vectors) and its details.
 
     ``A`` is the affinity (zero diagonal), ``Q`` the constraint matrix. The result holds ``U``
     (u = D^-1/2 v of the chosen eigenvectors, least cost first), ``V`` (v, |v|^2 = vol), ``cost``
     (v' L_bar v), ``lam`` (their eigenvalues lambda), ``satisfaction`` (v' Q_bar v), ``beta``,
-    ``lambda_max`` (of Q_bar) and ``vol``. ``beta`` None: the value of ``beta_rule``
-    (:func:`default_beta`); -vol without links. ``solver``: ``reduced`` (default) solves a
-    positive definite pencil as a standard problem (:func:`.csc_pencil.definite_pencil`),
-    ``generalised`` always with LAPACK's generalised solver (the reference the tests compare with).
+    ``lambda_max`` (of Q_bar), ``vol`` and ``solver`` (the path that solved it). ``beta`` None: the
+    value of ``beta_rule`` (:func:`default_beta`); -vol without links. ``solver``: ``auto``
+    (default) tries the certified subspace solve (:func:`.csc_subspace.certified_pencil`; only
+    when ``psd``, i.e. A + I is positive semidefinite as an RBF kernel matrix, and Q_bar -
+    beta/vol I is positive definite) and else ``reduced``: a positive definite pencil as a standard
+    problem (:func:`.csc_pencil.definite_pencil`); ``generalised`` always with LAPACK's generalised
+    solver (the reference the tests compare with). All paths give the same pairs (tested).
     """
-    if solver not in ("reduced", "generalised"):
-        raise InvalidInputError(f"solver must be 'reduced' or 'generalised', got {solver!r}.")
+    if solver not in ("auto", "reduced", "generalised"):
+        raise InvalidInputError(
+            f"solver must be 'auto', 'reduced' or 'generalised', got {solver!r}.")
     n = A.shape[0]
     d = A.sum(axis=1)
     if np.any(d <= 0):
@@ -120,9 +158,9 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
     s = 1.0 / np.sqrt(d)
     L = -(s[:, None] * A * s[None, :])
     L.flat[:: n + 1] += 1.0
-    Qb = s[:, None] * Q * s[None, :]
     involved = np.flatnonzero(np.any(Q != 0, axis=1))
-    eig_Qb = linalg.eigvalsh(Qb[np.ix_(involved, involved)]) if involved.size else np.zeros(1)
+    Qb_II = s[involved, None] * Q[np.ix_(involved, involved)] * s[None, involved]   # Q_bar on I
+    eig_Qb = linalg.eigvalsh(Qb_II) if involved.size else np.zeros(1)
     lam_max = float(eig_Qb[-1])
     if beta is None:
         beta = default_beta(eig_Qb, vol, beta_rule, n_vectors + 1) if lam_max > 0 else -vol
@@ -141,29 +179,15 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
     else:
         u /= nu
     L_I = L[:, involved]
-    if u is not None:
-        L = _reflect(L, u)
-    Lt = L[1:, 1:]
-    mu = W = None
-    n_feasible = None
-    if beta == 0 and 0 < involved.size < n:
-        mu, W = _low_rank_pencil(Lt, Qb[np.ix_(involved, involved)], involved, u, n)
-    elif beta < 0 and solver == "reduced":
-        out = definite_pencil(Lt, L[:, 0], L_I, Qb[np.ix_(involved, involved)], involved, u,
-                              -beta / vol, n_vectors)
+    mu = W = n_feasible = None
+    if beta < 0 and solver == "auto" and psd and eig_Qb[0] - beta / vol > 0:
+        out = certified_pencil(L, u, Qb_II, involved, -beta / vol, n_vectors, d)
         if out is not None:
             mu, W, n_feasible = out
+            used = "subspace"
     if mu is None:
-        B = Qb.copy()
-        B.flat[:: n + 1] -= beta / vol
-        if u is not None:
-            B = _reflect(B, u)
-        try:
-            mu, W = linalg.eigh(B[1:, 1:], Lt)   # B w = mu L w, w' L w = 1; lambda = 1 / mu
-        except linalg.LinAlgError:
-            raise InvalidInputError(
-                "the normalised Laplacian is numerically singular off the trivial vector (a "
-                "nearly disconnected affinity graph); use a larger bandwidth.") from None
+        mu, W, n_feasible, used = _dense_pencil(L, L_I, Qb_II, involved, u, beta / vol, n_vectors,
+                                                solver)
     scale = max(1.0, float(np.abs(mu).max(initial=0.0)))
     feasible = np.flatnonzero(mu > 1e-12 * scale)
     if feasible.size == 0:
@@ -183,9 +207,9 @@ def constrained_embedding(A: np.ndarray, Q: np.ndarray, n_vectors: int, beta: fl
     return {
         "U": s[:, None] * Vfull, "V": Vfull,
         "cost": np.einsum("ij,ij->j", Vfull, Lbar_v),
-        "satisfaction": np.einsum("ij,ij->j", Vfull, Qb @ Vfull),
+        "satisfaction": np.einsum("ij,ij->j", Vfull[involved], Qb_II @ Vfull[involved]),
         "lam": 1.0 / mu[order], "beta": float(beta), "lambda_max": lam_max, "vol": vol,
-        "n_feasible": int(feasible.size if n_feasible is None else n_feasible),
+        "n_feasible": int(feasible.size if n_feasible is None else n_feasible), "solver": used,
     }
 
 
@@ -254,7 +278,8 @@ class CSC(Algorithm):
                 np.add.at(Q, (pairs[:, 0], pairs[:, 1]), sign * conf)
                 np.add.at(Q, (pairs[:, 1], pairs[:, 0]), sign * conf)
         self.solution = constrained_embedding(A, Q, max(k - 1, 1), self.params["beta"],
-                                              self.params["beta_rule"])
+                                              self.params["beta_rule"],
+                                              psd=self.params["affinity"] == "rbf")
 
     def _rbf_input(self) -> tuple[np.ndarray, float | None]:
         """(X, bandwidth) for the RBF affinity: with ``bandwidth_rule="variance"`` and no bandwidth,
