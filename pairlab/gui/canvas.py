@@ -20,6 +20,7 @@ from PySide6 import QtCore, QtGui
 
 from ..draw.frames import Frame
 from ..draw.palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
+from .lean_items import EllipseSet, LeanScatter
 from .qtpaint import cache_axis, cache_item, make_pen, qcolor
 
 __all__ = ["CanvasLayers", "CanvasWidget", "ObjectivePlot"]
@@ -78,34 +79,36 @@ class CanvasLayers:
         self.regions.setZValue(-100)
         self.exemplar_lines = pg.PlotCurveItem(connect="pairs")
         self.exemplar_lines.setZValue(-20)
-        self.ellipse_items: list[pg.PlotCurveItem] = []
+        self.ellipses = EllipseSet()  # every ellipse in one item (lean_items)
+        self.ellipses.setZValue(8)
         self.links = {  # "..._ignored": links the algorithm does not use, drawn faded
             key: pg.PlotCurveItem(connect="pairs", antialias=True)
             for key in ("must", "cannot", "must_ignored", "cannot_ignored")
         }
-        self.scatter = pg.ScatterPlotItem(pxMode=True, hoverable=False)
+        self.scatter = LeanScatter(pxMode=True, hoverable=False)
         self.scatter.setZValue(0)
-        self.violations = pg.ScatterPlotItem(pxMode=True)
+        self.violations = LeanScatter(pxMode=True)
         self.violations.setZValue(6)
-        self.exemplar_marks = pg.ScatterPlotItem(pxMode=True)
+        self.exemplar_marks = LeanScatter(pxMode=True)
         self.exemplar_marks.setZValue(4)
-        self.means = pg.ScatterPlotItem(pxMode=True)
+        self.means = LeanScatter(pxMode=True)
         self.means.setZValue(10)
-        self.centers = pg.ScatterPlotItem(pxMode=True)
+        self.centers = LeanScatter(pxMode=True)
         self.centers.setZValue(10)
-        self.init_means = pg.ScatterPlotItem(pxMode=True)
+        self.init_means = LeanScatter(pxMode=True)
         self.init_means.setZValue(11)
-        self.selection = pg.ScatterPlotItem(pxMode=True)
+        self.selection = LeanScatter(pxMode=True)
         self.selection.setZValue(12)
-        self.changed = pg.ScatterPlotItem(pxMode=True)
+        self.changed = LeanScatter(pxMode=True)
         self.changed.setZValue(2)
-        self.wrong = pg.ScatterPlotItem(pxMode=True)
+        self.wrong = LeanScatter(pxMode=True)
         self.wrong.setZValue(3)
         for item in (self.exemplar_lines, *self.links.values(), self.scatter,
                      self.violations, self.exemplar_marks, self.means, self.centers,
                      self.init_means, self.selection, self.changed, self.wrong):
             plot.addItem(item)
         self.vb.addItem(self.regions, ignoreBounds=True)  # the background never widens the view
+        self.vb.addItem(self.ellipses, ignoreBounds=True)
         for item in self.links.values():
             item.setZValue(5)  # not pixmap-cached: that shifts antialiased edges by up to 2/255
         self.info = pg.TextItem(anchor=(0, 0), color=qcolor(INK))
@@ -305,23 +308,17 @@ class CanvasLayers:
 
     def _show_ellipses(self, frame: Frame) -> None:
         curves = frame.ellipses if self.show_ellipses else None
-        needed = 0 if curves is None else curves.shape[0] * curves.shape[1]
-        while len(self.ellipse_items) < needed:
-            item = pg.PlotCurveItem(antialias=True)
-            item.setZValue(8)
-            self.vb.addItem(item, ignoreBounds=True)
-            self.ellipse_items.append(item)
-        for k, item in enumerate(self.ellipse_items):
-            if k >= needed:
-                item.setVisible(False)
-                continue
-            assert curves is not None and frame.ellipse_colour is not None
-            comp, sigma = divmod(k, curves.shape[1])
-            c = int(frame.ellipse_colour[comp]) % _N_COLOURS
-            if self._changed(f"ellipse{k}", curves[comp, sigma], c):
-                item.setPen(self._class_pens[c] if sigma == 0 else self._class_pens2[c])
-                item.setData(curves[comp, sigma, :, 0], curves[comp, sigma, :, 1])
-            item.setVisible(True)
+        if curves is None or curves.size == 0:
+            self.ellipses.setVisible(False)
+            return
+        assert frame.ellipse_colour is not None
+        colours = np.asarray(frame.ellipse_colour, dtype=int) % _N_COLOURS
+        if self._changed("ellipses", curves, colours):  # component by component, 1 then 2 sigma
+            self.ellipses.set_curves([
+                (curves[comp, sigma, :, 0], curves[comp, sigma, :, 1],
+                 self._class_pens[colours[comp]] if sigma == 0 else self._class_pens2[colours[comp]])
+                for comp in range(curves.shape[0]) for sigma in range(curves.shape[1])])
+        self.ellipses.setVisible(True)
 
     def _show_model_points(self, frame: Frame) -> None:
         s = self.style
@@ -607,7 +604,7 @@ class ObjectivePlot(pg.PlotWidget):
         self.curve = plot.plot(pen=make_pen((0, 114, 178), 1.8))
         for part in (self.curve.curve, self.curve.scatter):  # moves only when the curve grows
             cache_item(part)
-        self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(213, 94, 0),
+        self.marker = LeanScatter(size=9, brush=pg.mkBrush(213, 94, 0),
                                          pen=pg.mkPen(qcolor(INK)))
         plot.addItem(self.marker, ignoreBounds=True)
         self.cursor = pg.InfiniteLine(angle=90, pen=make_pen(GREY, 1))
