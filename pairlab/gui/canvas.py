@@ -139,6 +139,17 @@ class CanvasLayers:
         self._full = [pg.mkBrush(qcolor(rgb)) for rgb in OKABE_ITO]
         self._class_pens = [make_pen(rgb, s.line_width) for rgb in OKABE_ITO]
         self._class_pens2 = [make_pen(rgb, max(1.0, s.line_width * 0.6), alpha=150) for rgb in OKABE_ITO]
+        # the marks' pens and brushes, made once per style: pyqtgraph's symbol atlas knows a
+        # style by its pen and brush objects, and new ones each frame rendered the symbols again
+        ink = max(1.2, s.line_width * 0.8)
+        self._marks = {
+            "ink": pg.mkPen(qcolor(INK), width=ink),
+            "ring": make_pen(INK, ink), "clear": pg.mkBrush(0, 0, 0, 0),
+            "ink_brush": pg.mkBrush(qcolor(INK)), "none": pg.mkPen(None),
+            "violation": pg.mkBrush(qcolor(_VIOLATION)),
+            "violation_pen": pg.mkPen(255, 255, 255, width=0.8),
+            "init_pen": pg.mkPen(255, 255, 255, width=1), "selection": make_pen(INK, 2.0),
+        }
         # empty the scatter first: setSize and setPen visit every point in Python (2.5 s at
         # 20,000 points when F11 switched styles); show() below puts the points back once
         self.scatter.clear()
@@ -263,11 +274,11 @@ class CanvasLayers:
         s = self.style
         for item, mask, on, kwargs in (
             (self.changed, frame.changed, self.show_changes,
-             {"symbol": "o", "size": s.point_size * 1.9, "brush": pg.mkBrush(0, 0, 0, 0),
-              "pen": make_pen(INK, max(1.2, s.line_width * 0.8))}),
+             {"symbol": "o", "size": s.point_size * 1.9, "brush": self._marks["clear"],
+              "pen": self._marks["ring"]}),
             (self.wrong, frame.wrong, self.show_errors,
-             {"symbol": "x", "size": s.point_size * 0.9, "brush": pg.mkBrush(qcolor(INK)),
-              "pen": pg.mkPen(None)}),
+             {"symbol": "x", "size": s.point_size * 0.9, "brush": self._marks["ink_brush"],
+              "pen": self._marks["none"]}),
         ):
             if not on or mask is None or not mask.any():
                 item.setVisible(False)
@@ -300,8 +311,8 @@ class CanvasLayers:
                 self.violations.setVisible(True)
                 return
             self.violations.setData(pos=mid, symbol="x", size=self.style.point_size * 1.6,
-                                    brush=pg.mkBrush(qcolor(_VIOLATION)),
-                                    pen=pg.mkPen(255, 255, 255, width=0.8))
+                                    brush=self._marks["violation"],
+                                    pen=self._marks["violation_pen"])
             self.violations.setVisible(True)
         else:
             self.violations.setVisible(False)
@@ -322,7 +333,7 @@ class CanvasLayers:
 
     def _show_model_points(self, frame: Frame) -> None:
         s = self.style
-        ink = pg.mkPen(qcolor(INK), width=max(1.2, s.line_width * 0.8))
+        ink = self._marks["ink"]
         for name, item, pts, cols, symbol, size in (
             ("means", self.means, frame.means, frame.mean_colour, "x", s.mean_size),
             ("centers", self.centers, frame.centers, frame.center_colour, "star",
@@ -357,8 +368,8 @@ class CanvasLayers:
                 self.init_means.setVisible(True)
                 return
             self.init_means.setData(pos=frame.init_means, symbol="+", size=s.mean_size,
-                                    brush=pg.mkBrush(qcolor(INK)),
-                                    pen=pg.mkPen(255, 255, 255, width=1))
+                                    brush=self._marks["ink_brush"],
+                                    pen=self._marks["init_pen"])
             self.init_means.setVisible(True)
         else:
             self.init_means.setVisible(False)
@@ -373,15 +384,19 @@ class CanvasLayers:
         self._drawn.pop("means", None)  # the frame's means are not what is shown now
         self.means.setData(pos=means, symbol="x", size=self.style.mean_size,
                            brush=[self._full[int(c) % _N_COLOURS] for c in frame.mean_colour],
-                           pen=pg.mkPen(qcolor(INK), width=max(1.2, self.style.line_width * 0.8)))
+                           pen=self._marks["ink"])
 
     def set_selection(self, points: np.ndarray | None) -> None:
         """Ring the given view points (the first end of a link being drawn)."""
         if points is None or len(points) == 0:
             self.selection.setVisible(False)
             return
-        self.selection.setData(pos=np.atleast_2d(points), symbol="o", size=self.style.point_size * 3,
-                               brush=pg.mkBrush(0, 0, 0, 0), pen=make_pen(INK, 2.0))
+        points = np.atleast_2d(points)
+        if not self._changed("selection", points, self.style.point_size):
+            self.selection.setVisible(True)
+            return
+        self.selection.setData(pos=points, symbol="o", size=self.style.point_size * 3,
+                               brush=self._marks["clear"], pen=self._marks["selection"])
         self.selection.setVisible(True)
 
     def _place_message(self) -> None:
@@ -693,7 +708,7 @@ class ObjectivePlot(pg.PlotWidget):
         if value is None and 0 <= at < values.size and finite[at]:
             value = float(values[at])
         if value is not None and math.isfinite(value):
-            self.marker.setData([index], [value])
+            self.marker.move_points([index], [value])
         else:
             self.marker.setData([], [])
         self.cursor.setValue(index)

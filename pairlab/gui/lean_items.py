@@ -8,6 +8,8 @@ curves; pyqtgraph recomputes for every paint what changes only when the data or 
   until the view or the positions change, and only copies the atlas rectangles when the styles
   change; its bounding rectangle is kept until the data, the symbol sizes or the view change.
   Exports, data-size symbols and a changed device pixel ratio use pyqtgraph's own paint.
+  :meth:`LeanScatter.move_points` moves points without rebuilding their records (a cursor
+  marker moves every frame).
 * :class:`EllipseSet` draws every covariance ellipse of a canvas in one item (pyqtgraph needs one
   ``PlotCurveItem`` per pen), each as the same path with the same pen.
 
@@ -59,6 +61,23 @@ class LeanScatter(pg.ScatterPlotItem):
     def viewTransformChanged(self) -> None:
         self._rect_cache = None
         super().viewTransformChanged()
+
+    def move_points(self, x: np.ndarray | list[float], y: np.ndarray | list[float]) -> None:
+        """Put the points at ``x``, ``y`` with the styles they have: ``setData`` without
+        rebuilding the point records and looking their styles up again (a cursor marker moves
+        every frame). With another number of points, ``setData`` does it."""
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        data = self.data
+        if len(data) == 0 or len(data) != len(x) or x.shape != y.shape:
+            self.setData(x=x, y=y)
+            return
+        self.prepareGeometryChange()
+        data["x"] = x
+        data["y"] = y
+        self.bounds = [None, None]
+        self.informViewBoundsChanged()
+        self.invalidate()
 
     # -- painting -----------------------------------------------------------------------------
     def _lean(self, widget: object) -> bool:

@@ -99,3 +99,29 @@ def test_ellipse_set_matches_plot_curves_and_empties(qtbot):
     assert one.dataBounds(0) == pytest.approx((-3.0, 3.0), abs=0.01)
     one.set_curves([])
     assert one.dataBounds(0) == (None, None) and one.boundingRect().isEmpty()
+
+
+def test_a_moved_marker_draws_what_a_new_one_draws(qtbot):
+    from pairlab.gui.objective_plot import TeachingObjectivePlot
+
+    values = -50.0 + 40.0 * (1.0 - np.exp(-np.arange(12) / 3.0))
+    metric = np.linspace(0.2, 0.9, 12)
+    plots = [TeachingObjectivePlot() for _ in range(2)]
+    for plot in plots:
+        qtbot.addWidget(plot)
+        plot.resize(360, 150)
+        plot.show()
+    for index in (2, 7, 9.5):  # the first plot's markers move, the second's are made anew
+        plots[0].show_values(values, index, "log-likelihood")
+        plots[0].show_metric(np.arange(12.0), metric, "ARI", index)
+        fresh = TeachingObjectivePlot()
+        qtbot.addWidget(fresh)
+        fresh.resize(360, 150)
+        fresh.show()
+        fresh.show_values(values, index, "log-likelihood")
+        fresh.show_metric(np.arange(12.0), metric, "ARI", index)
+        assert plots[0].metric_at_cursor() == fresh.metric_at_cursor()
+        np.testing.assert_array_equal(plots[0].marker.getData(), fresh.marker.getData())
+        np.testing.assert_array_equal(_grab(plots[0]), _grab(fresh))
+    plots[0].show_values(np.full(12, np.nan), 3, "")  # no objective: no marker
+    assert len(plots[0].marker.data) == 0
