@@ -124,6 +124,8 @@ class CanvasLayers:
         self._shown_regions: object = None
         self._shown_links: dict[str, np.ndarray] = {}
         self._drawn: dict[str, tuple] = {}  # what each small item shows (setData only on change)
+        self._styled: tuple | None = None  # (scatter records, style codes) last given to them
+        self._text_width: float | None = None  # the info and message lines' wrapping width
         self.set_style(self.style)
 
     # -- style --------------------------------------------------------------------------------
@@ -153,7 +155,7 @@ class CanvasLayers:
         # empty the scatter first: setSize and setPen visit every point in Python (2.5 s at
         # 20,000 points when F11 switched styles); show() below puts the points back once
         self.scatter.clear()
-        self._xy = None
+        self._xy, self._styled = None, None
         self.scatter.setSize(s.point_size)
         self.scatter.setPen(pg.mkPen(255, 255, 255, 170, width=0.6) if s.point_outline == 0
                             else pg.mkPen(INK, width=s.point_outline))
@@ -217,7 +219,8 @@ class CanvasLayers:
 
         ``ScatterPlotItem.setBrush`` and ``updateSpots`` visit every point in Python (about 10 ms
         per 5,000 points); here the atlas is asked once per distinct style (at most
-        ``len(brushes) * len(SYMBOLS)``) and the per-point records are filled by fancy indexing.
+        ``len(brushes) * len(SYMBOLS)``) and the per-point records are filled by fancy indexing,
+        only for the points whose style changed since the last call on the same records.
         This reaches into pyqtgraph's point records (``data`` fields brush, symbol, sourceRect
         and the symbol atlas); if they ever change shape, False is returned and the public API is
         used instead.
@@ -228,7 +231,17 @@ class CanvasLayers:
             if len(data) != len(brush):
                 return False
             code = brush * len(SYMBOLS) + symbol
-            uniq, inverse = np.unique(code, return_inverse=True)
+            last = self._styled
+            todo: np.ndarray | slice = slice(None)  # every point, unless only some changed
+            if last is not None and last[0] is data:
+                todo = np.flatnonzero(code != last[1])
+                if not todo.size:
+                    return True
+            part = code[todo]
+            n_codes = len(self._brushes) * len(SYMBOLS)
+            uniq = np.flatnonzero(np.bincount(part, minlength=n_codes))
+            slot = np.empty(n_codes, dtype=np.intp)
+            slot[uniq] = np.arange(len(uniq))
             ub, us = np.divmod(uniq, len(SYMBOLS))
             size, pen = sc.opts["size"], sc.opts["pen"]
             styles = [(self._symbols[j], size, pen, self._brushes[i])
@@ -236,9 +249,10 @@ class CanvasLayers:
             coords = sc.fragmentAtlas[styles]
             rects = np.empty(len(uniq), dtype=data["sourceRect"].dtype)
             rects[:] = [tuple(c) for c in coords]
-            data["brush"] = self._brushes[brush]
-            data["symbol"] = self._symbols[symbol]
-            data["sourceRect"] = rects[inverse.ravel()]
+            data["brush"][todo] = self._brushes[brush[todo]]
+            data["symbol"][todo] = self._symbols[symbol[todo]]
+            data["sourceRect"][todo] = rects[slot[part]]
+            self._styled = (data, code)
             sc.invalidate()
             return True
         except (AttributeError, KeyError, ValueError, TypeError, IndexError):
@@ -288,9 +302,9 @@ class CanvasLayers:
             item.setVisible(True)
 
     def _show_links(self, frame: Frame) -> None:
-        for item in (*self.links.values(), self.violations):
-            item.setVisible(self.show_links)
         if not self.show_links:
+            for item in (*self.links.values(), self.violations):
+                item.setVisible(False)
             return
         for key, segs in _link_groups(frame):
             item = self.links[key]
@@ -401,11 +415,14 @@ class CanvasLayers:
 
     def _place_message(self) -> None:
         rect = self.vb.boundingRect()
-        # wrap long messages (errors name the algorithm and the bad value) to the pane's width
-        self.message.setTextWidth(max(rect.width() - 12, 60))
+        width = max(rect.width() - 12, 60)
+        if width != self._text_width:  # setTextWidth lays the text out again, even unchanged
+            self._text_width = width
+            # wrap long messages (errors name the algorithm and the bad value) to the pane's
+            # width; the info line ("iteration 4  log-likelihood ...") wraps in narrow panes
+            self.message.setTextWidth(width)
+            self.info.setTextWidth(width)
         self.message.setPos(6, rect.height() - 4)
-        # the info line ("iteration 4  log-likelihood ...") wraps in narrow panes rather than clip
-        self.info.setTextWidth(max(rect.width() - 12, 60))
 
     def set_range(self, rect: tuple[float, float, float, float]) -> None:
         x0, y0, w, h = rect
