@@ -356,9 +356,13 @@ class CanvasLayers:
             if pts is None or len(pts) == 0:
                 item.setVisible(False)
                 continue
-            if self._changed(name, pts, np.asarray(cols)):
-                brushes = [self._full[int(c) % _N_COLOURS] for c in cols]
-                item.setData(pos=pts, symbol=symbol, size=size, brush=brushes, pen=ink)
+            cols = np.asarray(cols)
+            if self._changed(name, pts, cols):
+                if not self._changed(f"{name} styles", cols, size) and len(item.data) == len(pts):
+                    item.move_points(pts[:, 0], pts[:, 1])  # the means moved, nothing else
+                else:
+                    brushes = [self._full[int(c) % _N_COLOURS] for c in cols]
+                    item.setData(pos=pts, symbol=symbol, size=size, brush=brushes, pen=ink)
             item.setVisible(True)
         if frame.exemplar_segments is not None and self.show_exemplars:
             if len(frame.exemplar_segments):
