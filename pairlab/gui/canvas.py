@@ -110,7 +110,7 @@ class CanvasLayers:
         self.vb.addItem(self.regions, ignoreBounds=True)  # the background never widens the view
         self.vb.addItem(self.ellipses, ignoreBounds=True)
         for item in self.links.values():
-            item.setZValue(5)  # not pixmap-cached: that shifts antialiased edges by up to 2/255
+            item.setZValue(5)  # pixmap-cached on screen only (CanvasWidget)
         self.info = pg.TextItem(anchor=(0, 0), color=qcolor(INK))
         self.info.setParentItem(self.vb)
         self.info.setPos(6, 2)
@@ -532,6 +532,11 @@ class CanvasWidget(pg.PlotWidget):
         super().__init__(parent=parent, background="w")
         self.layers = CanvasLayers(self.getPlotItem(), style)
         self.layers.show_title = False  # the pane's header names the algorithm
+        # on screen the links, which rarely change, are kept as pixmaps (issue 32: about 1 ms a
+        # canvas of 100 links less); that moves antialiased edge pixels by at most 2/255, so
+        # figures and exports (pairlab.render) draw them directly
+        for item in self.layers.links.values():
+            cache_item(item)
         self.scene().sigMouseClicked.connect(self._on_click)
         self.setMinimumSize(220, 200)
         #: ``grab(x, y, px, py) -> bool``: whether a left press there starts a drag (instead of

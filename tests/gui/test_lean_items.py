@@ -125,3 +125,20 @@ def test_a_moved_marker_draws_what_a_new_one_draws(qtbot):
         np.testing.assert_array_equal(_grab(plots[0]), _grab(fresh))
     plots[0].show_values(np.full(12, np.nan), 3, "")  # no objective: no marker
     assert len(plots[0].marker.data) == 0
+
+
+def test_cached_links_differ_from_direct_ones_by_pixel_noise_only(qtbot, registry):
+    window = make_window(qtbot, registry, ("gmm",), n=300, links=(12, 12))
+    window.step_forward()
+    assert window.wait_idle(20)
+    canvas = window.presentation.pane_views[0].canvas
+    links = list(canvas.layers.links.values())
+    assert all(item.cacheMode() == QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+               for item in links)
+    cached = _grab(canvas)
+    for item in links:
+        item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.NoCache)
+    direct = _grab(canvas)
+    diff = np.abs(cached.astype(int) - direct.astype(int))
+    assert 0 < (diff > 0).any(axis=-1).sum() < 0.05 * diff[..., 0].size  # links' edges only
+    assert diff.max() <= 2
