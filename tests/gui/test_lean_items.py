@@ -24,6 +24,19 @@ def _grab(canvas):
     return qimage_to_array(QtWidgets.QWidget.grab(canvas).toImage())
 
 
+def _settled(canvas):
+    """The canvas once pending work (a region refresh after a resize) has drawn: two grabs in a
+    row that agree."""
+    last = _grab(canvas)
+    for _ in range(20):
+        QtCore.QThread.msleep(30)
+        now = _grab(canvas)
+        if np.array_equal(now, last):
+            return now
+        last = now
+    raise AssertionError("the canvas kept changing")
+
+
 def _plain(layers, on: bool) -> list:
     """Draw ``layers`` with pyqtgraph's items (``on``) or the lean ones again."""
     scatters = [v for v in vars(layers).values() if isinstance(v, LeanScatter)]
@@ -63,7 +76,7 @@ def test_lean_items_paint_what_pyqtgraph_paints(qtbot, registry):
         window.refresh()  # regions at the new size
         for k, view in enumerate(views):
             layers = view.canvas.layers
-            lean = _grab(view.canvas)
+            lean = _settled(view.canvas)
             assert lean.std() > 5 and len(layers.scatter.data) == 400
             assert layers.ellipses.isVisible() == (k == 0)  # GMM draws ellipses, k-means none
             if k == 0:
