@@ -20,6 +20,7 @@ from PySide6 import QtCore, QtGui
 
 from ..draw.frames import Frame
 from ..draw.palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
+from .lean_items import EllipseSet, LeanScatter
 from .qtpaint import cache_axis, cache_item, make_pen, qcolor
 
 __all__ = ["CanvasLayers", "CanvasWidget", "ObjectivePlot"]
@@ -78,36 +79,38 @@ class CanvasLayers:
         self.regions.setZValue(-100)
         self.exemplar_lines = pg.PlotCurveItem(connect="pairs")
         self.exemplar_lines.setZValue(-20)
-        self.ellipse_items: list[pg.PlotCurveItem] = []
+        self.ellipses = EllipseSet()  # every ellipse in one item (lean_items)
+        self.ellipses.setZValue(8)
         self.links = {  # "..._ignored": links the algorithm does not use, drawn faded
             key: pg.PlotCurveItem(connect="pairs", antialias=True)
             for key in ("must", "cannot", "must_ignored", "cannot_ignored")
         }
-        self.scatter = pg.ScatterPlotItem(pxMode=True, hoverable=False)
+        self.scatter = LeanScatter(pxMode=True, hoverable=False)
         self.scatter.setZValue(0)
-        self.violations = pg.ScatterPlotItem(pxMode=True)
+        self.violations = LeanScatter(pxMode=True)
         self.violations.setZValue(6)
-        self.exemplar_marks = pg.ScatterPlotItem(pxMode=True)
+        self.exemplar_marks = LeanScatter(pxMode=True)
         self.exemplar_marks.setZValue(4)
-        self.means = pg.ScatterPlotItem(pxMode=True)
+        self.means = LeanScatter(pxMode=True)
         self.means.setZValue(10)
-        self.centers = pg.ScatterPlotItem(pxMode=True)
+        self.centers = LeanScatter(pxMode=True)
         self.centers.setZValue(10)
-        self.init_means = pg.ScatterPlotItem(pxMode=True)
+        self.init_means = LeanScatter(pxMode=True)
         self.init_means.setZValue(11)
-        self.selection = pg.ScatterPlotItem(pxMode=True)
+        self.selection = LeanScatter(pxMode=True)
         self.selection.setZValue(12)
-        self.changed = pg.ScatterPlotItem(pxMode=True)
+        self.changed = LeanScatter(pxMode=True)
         self.changed.setZValue(2)
-        self.wrong = pg.ScatterPlotItem(pxMode=True)
+        self.wrong = LeanScatter(pxMode=True)
         self.wrong.setZValue(3)
         for item in (self.exemplar_lines, *self.links.values(), self.scatter,
                      self.violations, self.exemplar_marks, self.means, self.centers,
                      self.init_means, self.selection, self.changed, self.wrong):
             plot.addItem(item)
         self.vb.addItem(self.regions, ignoreBounds=True)  # the background never widens the view
+        self.vb.addItem(self.ellipses, ignoreBounds=True)
         for item in self.links.values():
-            item.setZValue(5)  # not pixmap-cached: that shifts antialiased edges by up to 2/255
+            item.setZValue(5)  # pixmap-cached on screen only (CanvasWidget)
         self.info = pg.TextItem(anchor=(0, 0), color=qcolor(INK))
         self.info.setParentItem(self.vb)
         self.info.setPos(6, 2)
@@ -121,6 +124,8 @@ class CanvasLayers:
         self._shown_regions: object = None
         self._shown_links: dict[str, np.ndarray] = {}
         self._drawn: dict[str, tuple] = {}  # what each small item shows (setData only on change)
+        self._styled: tuple | None = None  # (scatter records, style codes) last given to them
+        self._text_width: float | None = None  # the info and message lines' wrapping width
         self.set_style(self.style)
 
     # -- style --------------------------------------------------------------------------------
@@ -136,10 +141,21 @@ class CanvasLayers:
         self._full = [pg.mkBrush(qcolor(rgb)) for rgb in OKABE_ITO]
         self._class_pens = [make_pen(rgb, s.line_width) for rgb in OKABE_ITO]
         self._class_pens2 = [make_pen(rgb, max(1.0, s.line_width * 0.6), alpha=150) for rgb in OKABE_ITO]
+        # the marks' pens and brushes, made once per style: pyqtgraph's symbol atlas knows a
+        # style by its pen and brush objects, and new ones each frame rendered the symbols again
+        ink = max(1.2, s.line_width * 0.8)
+        self._marks = {
+            "ink": pg.mkPen(qcolor(INK), width=ink),
+            "ring": make_pen(INK, ink), "clear": pg.mkBrush(0, 0, 0, 0),
+            "ink_brush": pg.mkBrush(qcolor(INK)), "none": pg.mkPen(None),
+            "violation": pg.mkBrush(qcolor(_VIOLATION)),
+            "violation_pen": pg.mkPen(255, 255, 255, width=0.8),
+            "init_pen": pg.mkPen(255, 255, 255, width=1), "selection": make_pen(INK, 2.0),
+        }
         # empty the scatter first: setSize and setPen visit every point in Python (2.5 s at
         # 20,000 points when F11 switched styles); show() below puts the points back once
         self.scatter.clear()
-        self._xy = None
+        self._xy, self._styled = None, None
         self.scatter.setSize(s.point_size)
         self.scatter.setPen(pg.mkPen(255, 255, 255, 170, width=0.6) if s.point_outline == 0
                             else pg.mkPen(INK, width=s.point_outline))
@@ -203,7 +219,8 @@ class CanvasLayers:
 
         ``ScatterPlotItem.setBrush`` and ``updateSpots`` visit every point in Python (about 10 ms
         per 5,000 points); here the atlas is asked once per distinct style (at most
-        ``len(brushes) * len(SYMBOLS)``) and the per-point records are filled by fancy indexing.
+        ``len(brushes) * len(SYMBOLS)``) and the per-point records are filled by fancy indexing,
+        only for the points whose style changed since the last call on the same records.
         This reaches into pyqtgraph's point records (``data`` fields brush, symbol, sourceRect
         and the symbol atlas); if they ever change shape, False is returned and the public API is
         used instead.
@@ -214,7 +231,17 @@ class CanvasLayers:
             if len(data) != len(brush):
                 return False
             code = brush * len(SYMBOLS) + symbol
-            uniq, inverse = np.unique(code, return_inverse=True)
+            last = self._styled
+            todo: np.ndarray | slice = slice(None)  # every point, unless only some changed
+            if last is not None and last[0] is data:
+                todo = np.flatnonzero(code != last[1])
+                if not todo.size:
+                    return True
+            part = code[todo]
+            n_codes = len(self._brushes) * len(SYMBOLS)
+            uniq = np.flatnonzero(np.bincount(part, minlength=n_codes))
+            slot = np.empty(n_codes, dtype=np.intp)
+            slot[uniq] = np.arange(len(uniq))
             ub, us = np.divmod(uniq, len(SYMBOLS))
             size, pen = sc.opts["size"], sc.opts["pen"]
             styles = [(self._symbols[j], size, pen, self._brushes[i])
@@ -222,9 +249,10 @@ class CanvasLayers:
             coords = sc.fragmentAtlas[styles]
             rects = np.empty(len(uniq), dtype=data["sourceRect"].dtype)
             rects[:] = [tuple(c) for c in coords]
-            data["brush"] = self._brushes[brush]
-            data["symbol"] = self._symbols[symbol]
-            data["sourceRect"] = rects[inverse.ravel()]
+            data["brush"][todo] = self._brushes[brush[todo]]
+            data["symbol"][todo] = self._symbols[symbol[todo]]
+            data["sourceRect"][todo] = rects[slot[part]]
+            self._styled = (data, code)
             sc.invalidate()
             return True
         except (AttributeError, KeyError, ValueError, TypeError, IndexError):
@@ -260,11 +288,11 @@ class CanvasLayers:
         s = self.style
         for item, mask, on, kwargs in (
             (self.changed, frame.changed, self.show_changes,
-             {"symbol": "o", "size": s.point_size * 1.9, "brush": pg.mkBrush(0, 0, 0, 0),
-              "pen": make_pen(INK, max(1.2, s.line_width * 0.8))}),
+             {"symbol": "o", "size": s.point_size * 1.9, "brush": self._marks["clear"],
+              "pen": self._marks["ring"]}),
             (self.wrong, frame.wrong, self.show_errors,
-             {"symbol": "x", "size": s.point_size * 0.9, "brush": pg.mkBrush(qcolor(INK)),
-              "pen": pg.mkPen(None)}),
+             {"symbol": "x", "size": s.point_size * 0.9, "brush": self._marks["ink_brush"],
+              "pen": self._marks["none"]}),
         ):
             if not on or mask is None or not mask.any():
                 item.setVisible(False)
@@ -274,9 +302,9 @@ class CanvasLayers:
             item.setVisible(True)
 
     def _show_links(self, frame: Frame) -> None:
-        for item in (*self.links.values(), self.violations):
-            item.setVisible(self.show_links)
         if not self.show_links:
+            for item in (*self.links.values(), self.violations):
+                item.setVisible(False)
             return
         for key, segs in _link_groups(frame):
             item = self.links[key]
@@ -297,35 +325,29 @@ class CanvasLayers:
                 self.violations.setVisible(True)
                 return
             self.violations.setData(pos=mid, symbol="x", size=self.style.point_size * 1.6,
-                                    brush=pg.mkBrush(qcolor(_VIOLATION)),
-                                    pen=pg.mkPen(255, 255, 255, width=0.8))
+                                    brush=self._marks["violation"],
+                                    pen=self._marks["violation_pen"])
             self.violations.setVisible(True)
         else:
             self.violations.setVisible(False)
 
     def _show_ellipses(self, frame: Frame) -> None:
         curves = frame.ellipses if self.show_ellipses else None
-        needed = 0 if curves is None else curves.shape[0] * curves.shape[1]
-        while len(self.ellipse_items) < needed:
-            item = pg.PlotCurveItem(antialias=True)
-            item.setZValue(8)
-            self.vb.addItem(item, ignoreBounds=True)
-            self.ellipse_items.append(item)
-        for k, item in enumerate(self.ellipse_items):
-            if k >= needed:
-                item.setVisible(False)
-                continue
-            assert curves is not None and frame.ellipse_colour is not None
-            comp, sigma = divmod(k, curves.shape[1])
-            c = int(frame.ellipse_colour[comp]) % _N_COLOURS
-            if self._changed(f"ellipse{k}", curves[comp, sigma], c):
-                item.setPen(self._class_pens[c] if sigma == 0 else self._class_pens2[c])
-                item.setData(curves[comp, sigma, :, 0], curves[comp, sigma, :, 1])
-            item.setVisible(True)
+        if curves is None or curves.size == 0:
+            self.ellipses.setVisible(False)
+            return
+        assert frame.ellipse_colour is not None
+        colours = np.asarray(frame.ellipse_colour, dtype=int) % _N_COLOURS
+        if self._changed("ellipses", curves, colours):  # component by component, 1 then 2 sigma
+            self.ellipses.set_curves([
+                (curves[comp, sigma, :, 0], curves[comp, sigma, :, 1],
+                 self._class_pens[colours[comp]] if sigma == 0 else self._class_pens2[colours[comp]])
+                for comp in range(curves.shape[0]) for sigma in range(curves.shape[1])])
+        self.ellipses.setVisible(True)
 
     def _show_model_points(self, frame: Frame) -> None:
         s = self.style
-        ink = pg.mkPen(qcolor(INK), width=max(1.2, s.line_width * 0.8))
+        ink = self._marks["ink"]
         for name, item, pts, cols, symbol, size in (
             ("means", self.means, frame.means, frame.mean_colour, "x", s.mean_size),
             ("centers", self.centers, frame.centers, frame.center_colour, "star",
@@ -334,9 +356,13 @@ class CanvasLayers:
             if pts is None or len(pts) == 0:
                 item.setVisible(False)
                 continue
-            if self._changed(name, pts, np.asarray(cols)):
-                brushes = [self._full[int(c) % _N_COLOURS] for c in cols]
-                item.setData(pos=pts, symbol=symbol, size=size, brush=brushes, pen=ink)
+            cols = np.asarray(cols)
+            if self._changed(name, pts, cols):
+                if not self._changed(f"{name} styles", cols, size) and len(item.data) == len(pts):
+                    item.move_points(pts[:, 0], pts[:, 1])  # the means moved, nothing else
+                else:
+                    brushes = [self._full[int(c) % _N_COLOURS] for c in cols]
+                    item.setData(pos=pts, symbol=symbol, size=size, brush=brushes, pen=ink)
             item.setVisible(True)
         if frame.exemplar_segments is not None and self.show_exemplars:
             if len(frame.exemplar_segments):
@@ -360,8 +386,8 @@ class CanvasLayers:
                 self.init_means.setVisible(True)
                 return
             self.init_means.setData(pos=frame.init_means, symbol="+", size=s.mean_size,
-                                    brush=pg.mkBrush(qcolor(INK)),
-                                    pen=pg.mkPen(255, 255, 255, width=1))
+                                    brush=self._marks["ink_brush"],
+                                    pen=self._marks["init_pen"])
             self.init_means.setVisible(True)
         else:
             self.init_means.setVisible(False)
@@ -376,24 +402,31 @@ class CanvasLayers:
         self._drawn.pop("means", None)  # the frame's means are not what is shown now
         self.means.setData(pos=means, symbol="x", size=self.style.mean_size,
                            brush=[self._full[int(c) % _N_COLOURS] for c in frame.mean_colour],
-                           pen=pg.mkPen(qcolor(INK), width=max(1.2, self.style.line_width * 0.8)))
+                           pen=self._marks["ink"])
 
     def set_selection(self, points: np.ndarray | None) -> None:
         """Ring the given view points (the first end of a link being drawn)."""
         if points is None or len(points) == 0:
             self.selection.setVisible(False)
             return
-        self.selection.setData(pos=np.atleast_2d(points), symbol="o", size=self.style.point_size * 3,
-                               brush=pg.mkBrush(0, 0, 0, 0), pen=make_pen(INK, 2.0))
+        points = np.atleast_2d(points)
+        if not self._changed("selection", points, self.style.point_size):
+            self.selection.setVisible(True)
+            return
+        self.selection.setData(pos=points, symbol="o", size=self.style.point_size * 3,
+                               brush=self._marks["clear"], pen=self._marks["selection"])
         self.selection.setVisible(True)
 
     def _place_message(self) -> None:
         rect = self.vb.boundingRect()
-        # wrap long messages (errors name the algorithm and the bad value) to the pane's width
-        self.message.setTextWidth(max(rect.width() - 12, 60))
+        width = max(rect.width() - 12, 60)
+        if width != self._text_width:  # setTextWidth lays the text out again, even unchanged
+            self._text_width = width
+            # wrap long messages (errors name the algorithm and the bad value) to the pane's
+            # width; the info line ("iteration 4  log-likelihood ...") wraps in narrow panes
+            self.message.setTextWidth(width)
+            self.info.setTextWidth(width)
         self.message.setPos(6, rect.height() - 4)
-        # the info line ("iteration 4  log-likelihood ...") wraps in narrow panes rather than clip
-        self.info.setTextWidth(max(rect.width() - 12, 60))
 
     def set_range(self, rect: tuple[float, float, float, float]) -> None:
         x0, y0, w, h = rect
@@ -499,6 +532,11 @@ class CanvasWidget(pg.PlotWidget):
         super().__init__(parent=parent, background="w")
         self.layers = CanvasLayers(self.getPlotItem(), style)
         self.layers.show_title = False  # the pane's header names the algorithm
+        # on screen the links, which rarely change, are kept as pixmaps (issue 32: about 1 ms a
+        # canvas of 100 links less); that moves antialiased edge pixels by at most 2/255, so
+        # figures and exports (pairlab.render) draw them directly
+        for item in self.layers.links.values():
+            cache_item(item)
         self.scene().sigMouseClicked.connect(self._on_click)
         self.setMinimumSize(220, 200)
         #: ``grab(x, y, px, py) -> bool``: whether a left press there starts a drag (instead of
@@ -607,7 +645,7 @@ class ObjectivePlot(pg.PlotWidget):
         self.curve = plot.plot(pen=make_pen((0, 114, 178), 1.8))
         for part in (self.curve.curve, self.curve.scatter):  # moves only when the curve grows
             cache_item(part)
-        self.marker = pg.ScatterPlotItem(size=9, brush=pg.mkBrush(213, 94, 0),
+        self.marker = LeanScatter(size=9, brush=pg.mkBrush(213, 94, 0),
                                          pen=pg.mkPen(qcolor(INK)))
         plot.addItem(self.marker, ignoreBounds=True)
         self.cursor = pg.InfiniteLine(angle=90, pen=make_pen(GREY, 1))
@@ -696,7 +734,7 @@ class ObjectivePlot(pg.PlotWidget):
         if value is None and 0 <= at < values.size and finite[at]:
             value = float(values[at])
         if value is not None and math.isfinite(value):
-            self.marker.setData([index], [value])
+            self.marker.move_points([index], [value])
         else:
             self.marker.setData([], [])
         self.cursor.setValue(index)

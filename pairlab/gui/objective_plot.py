@@ -13,6 +13,7 @@ from PySide6 import QtCore, QtGui
 
 from ..draw.palette import GREY
 from .canvas import ObjectivePlot
+from .lean_items import LeanScatter
 from .qtpaint import cache_axis, cache_item, make_pen
 
 __all__ = ["METRIC_COLOUR", "MetricAxis", "TeachingObjectivePlot"]
@@ -40,7 +41,7 @@ class MetricAxis:
         self.vb.setXLink(plot.getViewBox())
         self.vb.setYRange(0.0, 1.0, padding=0.05)
         self.curve = pg.PlotCurveItem(pen=make_pen(METRIC_COLOUR, 1.6))
-        self.marker = pg.ScatterPlotItem(size=7, brush=pg.mkBrush(*METRIC_COLOUR),
+        self.marker = LeanScatter(size=7, brush=pg.mkBrush(*METRIC_COLOUR),
                                          pen=make_pen(GREY, 1))
         if not for_export:
             cache_axis(axis)
@@ -120,7 +121,7 @@ class TeachingObjectivePlot(ObjectivePlot):
             QtCore.QTimer.singleShot(0, self._sync_geometry)
         at = np.flatnonzero(xs <= index + 1e-9)
         if at.size:
-            self.metric_marker.setData([xs[at[-1]]], [ys[at[-1]]])
+            self.metric_marker.move_points([xs[at[-1]]], [ys[at[-1]]])
         else:
             self.metric_marker.setData([], [])
 

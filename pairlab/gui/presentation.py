@@ -304,8 +304,8 @@ class Presentation(Controller):
                                                           pane.status(),
                                                           pane.ignored_note()) if x))
             words = objective_in_words(state)  # e.g. DP-means: distortion + λ × clusters
-            view.metrics.setText(self._metrics_text(lab.metrics(pane, t), titles)
-                                 + (f"<br>{html_escape(words)}" if words else ""))
+            view.metrics_line.set_text(self._metrics_text(lab.metrics(pane, t), titles)
+                                       + (f"<br>{html_escape(words)}" if words else ""))
 
     def _metric_curve(self, pane: Pane) -> tuple[np.ndarray, np.ndarray, str]:
         """The chosen metric at every stored iteration, else links satisfied (data without

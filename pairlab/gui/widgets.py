@@ -19,7 +19,7 @@ from .canvas import CanvasWidget
 from .objective_plot import TeachingObjectivePlot
 from .trails_item import TrailsLayer
 
-__all__ = ["Banner", "PaneConfig", "PaneView", "ParamForm", "plugins_report"]
+__all__ = ["Banner", "PaneConfig", "PaneView", "ParamForm", "QuietLine", "plugins_report"]
 
 _BIG = 2_000_000_000
 
@@ -245,6 +245,49 @@ class PaneConfig(QtWidgets.QGroupBox):
         self.combo.blockSignals(False)
 
 
+class QuietLine(QtWidgets.QWidget):
+    """Holds a word-wrapped label whose text changes every frame (a pane's metrics) and lays
+    the window out again only when the label's height changes.
+
+    A label's ``setText`` asks its parent's layout to lay out again; in a pane that relaid the
+    whole window every frame (issue 32). Here the label fills this box, which has no layout, and
+    the box reports the label's sizes; :meth:`set_text` tells the pane's layout only when the
+    height the text needs at this width changed."""
+
+    def __init__(self, label: QtWidgets.QLabel, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = label
+        label.setParent(self)
+        self.setSizePolicy(label.sizePolicy())
+        self._height: int | None = None
+
+    def set_text(self, text: str) -> None:
+        if text == self.label.text():
+            return
+        self.label.setText(text)
+        height = self.label.heightForWidth(self.width())
+        if height != self._height:
+            self._height = height
+            self.updateGeometry()
+
+    def sizeHint(self) -> QtCore.QSize:
+        return self.label.sizeHint()
+
+    def minimumSizeHint(self) -> QtCore.QSize:
+        return self.label.minimumSizeHint()
+
+    def hasHeightForWidth(self) -> bool:
+        return self.label.hasHeightForWidth()
+
+    def heightForWidth(self, width: int) -> int:
+        return self.label.heightForWidth(width)
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        self.label.setGeometry(self.rect())
+        self._height = self.label.heightForWidth(self.width())
+        super().resizeEvent(event)
+
+
 class PaneView(QtWidgets.QFrame):
     """One pane on screen: header, data canvas, objective plot and metrics line."""
 
@@ -268,7 +311,8 @@ class PaneView(QtWidgets.QFrame):
         self.metrics = QtWidgets.QLabel()
         self.metrics.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.metrics.setWordWrap(True)
-        layout.addWidget(self.metrics)
+        self.metrics_line = QuietLine(self.metrics)
+        layout.addWidget(self.metrics_line)
         layout.addStretch(0)  # takes the room a height-capped canvas leaves (Presentation)
         self.frame: Frame | None = None
         self._fit_header(style)

@@ -1,0 +1,182 @@
+"""Canvas items that draw exactly what pyqtgraph's items draw, with less Python per frame.
+
+A frame of three panes at 5,000 points (issue 32) paints about fourteen scatter items and a dozen
+curves; pyqtgraph recomputes for every paint what changes only when the data or the view does.
+
+* :class:`LeanScatter` is a ``ScatterPlotItem`` whose on-screen paint (pixel-size symbols drawn
+  from the symbol atlas with one ``drawPixmapFragments``) keeps the points' device positions
+  until the view or the positions change, and only copies the atlas rectangles when the styles
+  change; its bounding rectangle is kept until the data, the symbol sizes or the view change.
+  Exports, data-size symbols and a changed device pixel ratio use pyqtgraph's own paint.
+  :meth:`LeanScatter.move_points` moves points without rebuilding their records (a cursor
+  marker moves every frame).
+* :class:`EllipseSet` draws every covariance ellipse of a canvas in one item (pyqtgraph needs one
+  ``PlotCurveItem`` per pen), each as the same path with the same pen.
+
+``tests/gui/test_speed.py`` checks both against pyqtgraph's items pixel for pixel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from pyqtgraph import functions as fn
+from pyqtgraph.Qt.internals import PrimitiveArray
+from PySide6 import QtCore, QtGui
+
+__all__ = ["EllipseSet", "LeanScatter"]
+
+_LIMIT = 2.0 ** 30  # pyqtgraph clips device coordinates to this (Qt crashes beyond)
+
+
+def _transform_key(tr: QtGui.QTransform) -> tuple[float, ...]:
+    return (tr.m11(), tr.m12(), tr.m13(), tr.m21(), tr.m22(), tr.m23(), tr.m31(), tr.m32(),
+            tr.m33())
+
+
+class LeanScatter(pg.ScatterPlotItem):
+    """A ``ScatterPlotItem`` that paints the same pixels with less work per paint (see module).
+
+    ``lean = False`` (on an instance) paints with pyqtgraph's code, to compare the two."""
+
+    lean = True
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        self._rect_cache: tuple[tuple, QtCore.QRectF] | None = None
+        self._where: tuple | None = None  # (key, device x/y of the drawn points, their mask)
+        self._frags = PrimitiveArray(QtGui.QPainter.PixmapFragment, 10)
+        super().__init__(*args, **kwargs)
+
+    # -- bounds -------------------------------------------------------------------------------
+    def boundingRect(self) -> QtCore.QRectF:
+        key = (self.dataBounds(0), self.dataBounds(1), self._maxSpotPxWidth)
+        cached = self._rect_cache
+        if cached is not None and cached[0] == key:
+            return QtCore.QRectF(cached[1])
+        rect = super().boundingRect()
+        if self.pixelVectors()[0] is not None:  # only once the item is in a shown view
+            self._rect_cache = (key, QtCore.QRectF(rect))
+        return rect
+
+    def viewTransformChanged(self) -> None:
+        self._rect_cache = None
+        super().viewTransformChanged()
+
+    def move_points(self, x: np.ndarray | list[float], y: np.ndarray | list[float]) -> None:
+        """Put the points at ``x``, ``y`` with the styles they have: ``setData`` without
+        rebuilding the point records and looking their styles up again (a cursor marker moves
+        every frame). With another number of points, ``setData`` does it."""
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        data = self.data
+        if len(data) == 0 or len(data) != len(x) or x.shape != y.shape:
+            self.setData(x=x, y=y)
+            return
+        self.prepareGeometryChange()
+        data["x"] = x
+        data["y"] = y
+        self.bounds = [None, None]
+        self.informViewBoundsChanged()
+        self.invalidate()
+
+    # -- painting -----------------------------------------------------------------------------
+    def _lean(self, widget: object) -> bool:
+        """Whether this paint is the on-screen atlas paint the lean path reproduces."""
+        opts = self.opts
+        return (self.lean and self._exportOpts is False and opts["pxMode"] is True and bool(opts["useCache"])
+                and opts.get("compositionMode") is None and widget is not None
+                and widget.devicePixelRatioF() == self.fragmentAtlas.devicePixelRatio())
+
+    def _device_points(self, tr: QtGui.QTransform, width: int, height: int):
+        """Device x/y of every point and which to draw, kept while the view and positions stay.
+
+        The positions are mapped as pyqtgraph maps them (same arithmetic, same pixels). Points
+        whose symbol lies wholly outside the widget are skipped; pyqtgraph skips those outside
+        the view box, whose clip hides the rest, so the painted pixels are the same."""
+        data = self.data
+        key = (_transform_key(tr), width, height, data["x"].tobytes(), data["y"].tobytes(),
+               data["visible"].tobytes())
+        if self._where is None or self._where[0] != key:
+            pts = fn.transformCoordinates(tr, np.vstack([data["x"], data["y"]]))
+            pts = np.clip(pts, -_LIMIT, _LIMIT)
+            reach = float(self.fragmentAtlas.maxWidth) / 2 + 2  # half a symbol and a margin
+            mask = (data["visible"] & (pts[0] > -reach) & (pts[0] < width + reach)
+                    & (pts[1] > -reach) & (pts[1] < height + reach))
+            self._where = (key, np.ascontiguousarray(pts[:, mask].T), mask)
+        return self._where[1], self._where[2]
+
+    def paint(self, p: QtGui.QPainter, option: object, widget: object) -> None:
+        if not self._lean(widget):
+            return super().paint(p, option, widget)
+        data = self.data
+        if len(data) == 0:
+            return
+        xy, mask = self._device_points(p.transform(), widget.width(), widget.height())
+        p.resetTransform()
+        dpr = self.fragmentAtlas.devicePixelRatio()
+        sr = data["sourceRect"][mask]
+        self._frags.resize(sr.size)
+        frags = self._frags.ndarray()
+        frags[:, 0:2] = xy
+        frags[:, 2:6] = np.frombuffer(sr, dtype=int).reshape((-1, 4))
+        frags[:, 6:10] = [1 / dpr, 1 / dpr, 0.0, 1.0]
+        p.drawPixmapFragments(*self._frags.drawargs(), self.fragmentAtlas.pixmap)
+
+
+class EllipseSet(pg.GraphicsObject):
+    """Closed curves (covariance ellipses), each with its own cosmetic pen, in one item.
+
+    :meth:`set_curves` takes a list of ``(x, y, pen)``; each is drawn antialiased as the path
+    pyqtgraph's ``PlotCurveItem`` would build from ``x``, ``y``, in list order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._curves: list[tuple[QtGui.QPainterPath, QtGui.QPen]] = []
+        self._bounds = QtCore.QRectF()
+        self._pad = 0.0
+        self._rect: QtCore.QRectF | None = None
+
+    def set_curves(self, curves: list[tuple[np.ndarray, np.ndarray, QtGui.QPen]]) -> None:
+        self.prepareGeometryChange()
+        self._curves = [(fn.arrayToQPath(np.asarray(x, dtype=float), np.asarray(y, dtype=float),
+                                         connect="all"), pen) for x, y, pen in curves]
+        bounds = QtCore.QRectF()
+        for path, _ in self._curves:
+            bounds = bounds.united(path.boundingRect())
+        self._bounds = bounds
+        self._pad = max((pen.widthF() * 0.7072 for _, pen in self._curves), default=0.0)
+        self._rect = None
+        self.informViewBoundsChanged()
+        self.update()
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange: object = None):
+        if not self._curves:
+            return (None, None)
+        b = self._bounds
+        return (b.left(), b.right()) if ax == 0 else (b.top(), b.bottom())
+
+    def pixelPadding(self) -> float:
+        return self._pad
+
+    def boundingRect(self) -> QtCore.QRectF:
+        if not self._curves:
+            return QtCore.QRectF()
+        if self._rect is None:
+            px, py = self.pixelVectors()
+            px = 0.0 if px is None else px.length() * self._pad
+            py = 0.0 if py is None else py.length() * self._pad
+            self._rect = self._bounds.adjusted(-px, -py, px, py)
+        return QtCore.QRectF(self._rect)
+
+    def viewTransformChanged(self) -> None:
+        self._rect = None
+        self.prepareGeometryChange()
+        super().viewTransformChanged()
+
+    def paint(self, p: QtGui.QPainter, *args: object) -> None:
+        opts = self._exportOpts  # as PlotCurveItem: an export may turn antialiasing off
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing,
+                        True if opts is False else bool(opts.get("antialias", True)))
+        for path, pen in self._curves:
+            p.setPen(pen)
+            p.drawPath(path)

@@ -1,0 +1,157 @@
+"""The canvas's lean items (issue 32: three panes at 30 frames a second) paint the pixels
+pyqtgraph's own items paint: the scatter of points and marks through pyqtgraph's paint, the
+covariance ellipses as one ``PlotCurveItem`` per ellipse, after new data, a new view and a
+resize."""
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+pytest.importorskip("pytestqt")
+from PySide6 import QtCore, QtWidgets
+
+from pairlab.gui.figure import qimage_to_array
+from pairlab.gui.lean_items import EllipseSet, LeanScatter
+
+from .support import make_window
+
+pytestmark = pytest.mark.gui
+
+
+def _grab(canvas):
+    for _ in range(2):  # the axes settle their width in a second pass
+        QtCore.QCoreApplication.processEvents()
+    return qimage_to_array(QtWidgets.QWidget.grab(canvas).toImage())
+
+
+def _settled(canvas):
+    """The canvas once pending work (a region refresh after a resize) has drawn: two grabs in a
+    row that agree."""
+    last = _grab(canvas)
+    for _ in range(20):
+        QtCore.QThread.msleep(30)
+        now = _grab(canvas)
+        if np.array_equal(now, last):
+            return now
+        last = now
+    raise AssertionError("the canvas kept changing")
+
+
+def _plain(layers, on: bool) -> list:
+    """Draw ``layers`` with pyqtgraph's items (``on``) or the lean ones again."""
+    scatters = [v for v in vars(layers).values() if isinstance(v, LeanScatter)]
+    for item in scatters:
+        item.lean = not on
+        item.update()
+    curves = []
+    layers.ellipses.setVisible(not on)
+    if on:
+        for path, pen in layers.ellipses._curves:
+            poly = path.toSubpathPolygons()[0]
+            curve = pg.PlotCurveItem(antialias=True)
+            curve.setPen(pen)
+            curve.setData(np.array([p.x() for p in poly]), np.array([p.y() for p in poly]))
+            curve.setZValue(8)
+            layers.vb.addItem(curve, ignoreBounds=True)
+            curves.append(curve)
+    return curves
+
+
+def test_lean_items_paint_what_pyqtgraph_paints(qtbot, registry):
+    window = make_window(qtbot, registry, ("gmm", "kmeans"), n=400, links=(5, 5))
+    for _ in range(3):
+        window.step_forward()
+        assert window.wait_idle(20)
+    window.editing.selected_point = 7  # a selection ring too
+    views = window.presentation.pane_views
+    for t, zoom, size in ((2, None, None), (3, (-0.5, -0.6, 1.6, 1.1), None),
+                          (1, None, (360, 330))):
+        for view in views:
+            if zoom is not None:
+                view.canvas.layers.set_range(zoom)
+            if size is not None:
+                view.canvas.setFixedSize(*size)
+        _grab(window)
+        window.seek(t)
+        window.refresh()  # regions at the new size
+        for k, view in enumerate(views):
+            layers = view.canvas.layers
+            lean = _settled(view.canvas)
+            assert lean.std() > 5 and len(layers.scatter.data) == 400
+            assert layers.ellipses.isVisible() == (k == 0)  # GMM draws ellipses, k-means none
+            if k == 0:
+                assert len(layers.ellipses._curves) >= 4
+            added = _plain(layers, True)
+            plain = _grab(view.canvas)
+            for curve in added:
+                layers.vb.removeItem(curve)
+            _plain(layers, False)
+            np.testing.assert_array_equal(lean, plain)
+            np.testing.assert_array_equal(_grab(view.canvas), lean)  # the lean caches again
+
+
+def test_ellipse_set_matches_plot_curves_and_empties(qtbot):
+    widgets = [pg.PlotWidget(background="w") for _ in range(2)]
+    t = np.linspace(0, 2 * np.pi, 50)
+    curves = [(k * np.cos(t), 0.5 * k * np.sin(t) + 0.1 * k,
+               pg.mkPen((0, 114, 178, 150 + 30 * k), width=1 + 0.4 * k, cosmetic=True))
+              for k in range(1, 4)]
+    one = EllipseSet()
+    one.set_curves(curves)
+    widgets[0].getPlotItem().getViewBox().addItem(one)
+    for x, y, pen in curves:
+        widgets[1].addItem(pg.PlotCurveItem(x, y, pen=pen, antialias=True))
+    images = []
+    for w in widgets:
+        qtbot.addWidget(w)
+        w.resize(300, 240)
+        w.show()
+        w.setRange(xRange=(-4, 4), yRange=(-3, 3), padding=0)
+        images.append(_grab(w))
+    np.testing.assert_array_equal(images[0], images[1])
+    assert one.dataBounds(0) == pytest.approx((-3.0, 3.0), abs=0.01)
+    one.set_curves([])
+    assert one.dataBounds(0) == (None, None) and one.boundingRect().isEmpty()
+
+
+def test_a_moved_marker_draws_what_a_new_one_draws(qtbot):
+    from pairlab.gui.objective_plot import TeachingObjectivePlot
+
+    values = -50.0 + 40.0 * (1.0 - np.exp(-np.arange(12) / 3.0))
+    metric = np.linspace(0.2, 0.9, 12)
+    plots = [TeachingObjectivePlot() for _ in range(2)]
+    for plot in plots:
+        qtbot.addWidget(plot)
+        plot.resize(360, 150)
+        plot.show()
+    for index in (2, 7, 9.5):  # the first plot's markers move, the second's are made anew
+        plots[0].show_values(values, index, "log-likelihood")
+        plots[0].show_metric(np.arange(12.0), metric, "ARI", index)
+        fresh = TeachingObjectivePlot()
+        qtbot.addWidget(fresh)
+        fresh.resize(360, 150)
+        fresh.show()
+        fresh.show_values(values, index, "log-likelihood")
+        fresh.show_metric(np.arange(12.0), metric, "ARI", index)
+        assert plots[0].metric_at_cursor() == fresh.metric_at_cursor()
+        np.testing.assert_array_equal(plots[0].marker.getData(), fresh.marker.getData())
+        np.testing.assert_array_equal(_grab(plots[0]), _grab(fresh))
+    plots[0].show_values(np.full(12, np.nan), 3, "")  # no objective: no marker
+    assert len(plots[0].marker.data) == 0
+
+
+def test_cached_links_differ_from_direct_ones_by_pixel_noise_only(qtbot, registry):
+    window = make_window(qtbot, registry, ("gmm",), n=300, links=(12, 12))
+    window.step_forward()
+    assert window.wait_idle(20)
+    canvas = window.presentation.pane_views[0].canvas
+    links = list(canvas.layers.links.values())
+    assert all(item.cacheMode() == QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+               for item in links)
+    cached = _grab(canvas)
+    for item in links:
+        item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.NoCache)
+    direct = _grab(canvas)
+    diff = np.abs(cached.astype(int) - direct.astype(int))
+    assert 0 < (diff > 0).any(axis=-1).sum() < 0.05 * diff[..., 0].size  # links' edges only
+    assert diff.max() <= 2
