@@ -104,6 +104,20 @@ def test_the_engine_records_each_trials_time_and_reports_it_when_reused(tmp_path
     assert again.reused_time() == (sum(first.seconds), sum(first.cpu_seconds), 0)
 
 
+def test_trial_files_are_written_whole_and_leave_no_temporary_file(tmp_path):
+    import shutil
+
+    store = TrialStore(tmp_path)
+    big = list(range(200_000))                          # more than one write() may take at once
+    store.put("abc", big)
+    assert store.get("abc") == (True, big)
+    shutil.rmtree(store.path("abc").parent)             # its folder removed during the run
+    store.put("abd", {"v": 1})
+    store.put("abd", {"v": 2})                          # replaces the file
+    assert store.get("abd") == (True, {"v": 2})
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["ab", "abd.trial"]
+
+
 @pytest.mark.parametrize("per_trial,remaining,workers,size", [
     (None, 300, 2, 1),        # trial time unknown: one trial a task
     (0.02, 300, 2, 12),       # about CHUNK_SECONDS (0.25 s) of 20 ms trials
