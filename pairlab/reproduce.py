@@ -33,6 +33,7 @@ from .errors import InvalidInputError
 from .extras import GUI_INSTALL, missing_gui
 from .params import parse_assignments
 from .reproduction import Reproduction, ReproductionError, jsonable
+from .reproduction_index import trial_cpu_text
 from .sweep.engine import STDERR, run_tasks
 from .sweep.executors import Task, make_executor
 from .sweep.fingerprint import code_fingerprint
@@ -144,6 +145,7 @@ def reproduce(
         with figures_drawn(backend, formats) as drawn:
             files += [Path(p).name for p in recipe.render(result, out)]
         figures = drawn.figures
+    reused_wall, reused_cpu, untimed = ran.reused_time()
     doc = {
         "name": recipe.name, "title": recipe.title, "paper": recipe.paper,
         "options": options, "seed": seed, "trials": n_trials, "trial_seeds": seeds,
@@ -151,7 +153,12 @@ def reproduce(
                    "corrupt_recomputed": len(ran.corrupt),
                    # the trials this run computed (stored ones count 0), summed over workers
                    "trial_wall_seconds": float(sum(ran.seconds)),
-                   "trial_cpu_seconds": float(sum(ran.cpu_seconds))},
+                   "trial_cpu_seconds": float(sum(ran.cpu_seconds)),
+                   # the stored trials' times as recorded when they ran (an earlier run or
+                   # session), and how many stored trials have none (files from before)
+                   "reused_trial_wall_seconds": float(reused_wall),
+                   "reused_trial_cpu_seconds": float(reused_cpu),
+                   "reused_without_time": untimed},
         "data": result.data, "notes": result.notes,
         "claims": [c.describe() for c in claims],
         "all_claims_held": all(c.held for c in claims),
@@ -430,6 +437,7 @@ def run(args: argparse.Namespace) -> int:
     reused = f", {engine['stored']} reused from {out}/{TRIALS_DIR}" if engine["stored"] else ""
     print(f"{recipe.title}: {doc['trials']} trial(s){reused}, "
           f"{doc['provenance']['wall_seconds']:.1f} s -> {out}")
+    print(f"  {trial_cpu_text(engine)}")
     for c in doc["claims"]:
         mark = "held    " if c["held"] else "NOT HELD"
         print(f"  [{mark}] {c['statement']} (measured: {c['measured']})")

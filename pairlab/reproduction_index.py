@@ -20,7 +20,7 @@ from typing import Any
 
 from .atomic import atomic_write_text
 
-__all__ = ["IndexEntry", "write_index"]
+__all__ = ["IndexEntry", "trial_cpu_text", "write_index"]
 
 
 @dataclass
@@ -105,14 +105,24 @@ def _counts(entries: Sequence[IndexEntry]) -> tuple[int, int, int, int]:
             sum(c["held"] for c in claims), len(claims))
 
 
+def trial_cpu_text(engine: dict[str, Any]) -> str:
+    """``trials X s CPU (N run, M reused, K of them without a recorded time)``: the CPU time of
+    the trials this run computed plus the recorded time of those it reused from the store, from a
+    recipe JSON's ``engine`` block (one written before times were recorded counts every reused
+    trial as without one)."""
+    stored = engine.get("stored", "?")
+    cpu = engine.get("trial_cpu_seconds", float("nan")) + engine.get("reused_trial_cpu_seconds", 0.0)
+    untimed = engine.get("reused_without_time", stored)
+    without = f", {untimed} of them without a recorded time" if stored not in (0, "?") else ""
+    return f"trials {cpu:.1f} s CPU ({engine.get('ran', '?')} run, {stored} reused{without})"
+
+
 def _provenance_line(doc: dict[str, Any]) -> str:
     p = doc.get("provenance", {})
     eng = doc.get("engine", {})
     return (f"{doc.get('trials')} trial(s), seed {doc.get('seed')}, "
-            f"{p.get('wall_seconds', float('nan')):.1f} s wall, trials "
-            f"{eng.get('trial_cpu_seconds', float('nan')):.1f} s CPU "
-            f"({eng.get('ran', '?')} run, {eng.get('stored', '?')} reused, "
-            f"executor {eng.get('executor', '?')}); pairlab {p.get('pairlab')}, numpy "
+            f"{p.get('wall_seconds', float('nan')):.1f} s wall, {trial_cpu_text(eng)}, "
+            f"executor {eng.get('executor', '?')}; pairlab {p.get('pairlab')}, numpy "
             f"{p.get('numpy')}, scipy {p.get('scipy')}, Python {p.get('python')}, "
             f"{p.get('platform')}; command: {p.get('command')}")
 

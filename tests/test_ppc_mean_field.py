@@ -62,7 +62,7 @@ def test_stale_node_sweeps_equal_full_sweeps_bit_for_bit_at_tol_zero(make):
     ap, U = make()
     Q0 = softmax(U)
     for max_iter in (1, 3, 17, 60):
-        fast, it_fast = ap.mean_field(U, Q0, max_iter, 0.0)
+        fast, it_fast = ap.mean_field(U, Q0, max_iter, 0.0, active_set=True)
         full, it_full = ap.mean_field(U, Q0, max_iter, 0.0, active_set=False)
         assert it_fast == it_full
         assert np.array_equal(fast, full), (max_iter, np.abs(fast - full).max())
@@ -82,7 +82,7 @@ def test_stale_node_sweeps_converge_as_far_as_full_sweeps(make, tol):
     the full sweeps' fixed point up to that tolerance."""
     ap, U = make()
     Q0 = softmax(U)
-    fast, it_fast = ap.mean_field(U, Q0, 5000, tol)
+    fast, it_fast = ap.mean_field(U, Q0, 5000, tol, active_set=True)
     full, it_full = ap.mean_field(U, Q0, 5000, tol, active_set=False)
     assert it_fast < 5000 and it_full < 5000
     assert jacobi_residual(ap, U, fast) <= 4 * tol
@@ -108,19 +108,22 @@ def test_sweeps_are_eq_3_5_node_by_node(make):
     for sweeps in range(1, 6):
         for i in range(U.shape[0]):
             Q[i] = softmax((U[i] + W2[i] @ Q)[None])[0]
-        got, _ = ap.mean_field(U, softmax(U), sweeps, 0.0)
-        np.testing.assert_allclose(got, Q, rtol=0, atol=1e-12)
+        for active in (True, False):
+            got, _ = ap.mean_field(U, softmax(U), sweeps, 0.0, active_set=active)
+            np.testing.assert_allclose(got, Q, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("make", [lambda: grid_problem(32), lambda: grid_problem(24, scale=3.0),
                                   lambda: random_graph_problem(2)],
                          ids=["grid", "grid-strong", "random-graph"])
-def test_free_energy_never_decreases_from_sweep_to_sweep(make):
+@pytest.mark.parametrize("tol", [0.0, 1e-6])
+def test_free_energy_never_decreases_from_sweep_to_sweep(make, tol):
+    """Stale-node sweeps (forced on these small graphs), also when tol > 0 lets them skip nodes."""
     ap, U = make()
     Q0 = softmax(U)
     energies = [free_energy(ap, U, Q0)]
     for sweeps in range(1, 31):
-        Q, _ = ap.mean_field(U, Q0, sweeps, 0.0)
+        Q, _ = ap.mean_field(U, Q0, sweeps, tol, active_set=True)
         energies.append(free_energy(ap, U, Q))
         assert np.isclose(ap.bound(U, Q), energies[-1], rtol=1e-12, atol=1e-9)
     steps = np.diff(energies)
@@ -131,6 +134,44 @@ def test_free_energy_never_decreases_from_sweep_to_sweep(make):
 def test_an_infinite_tolerance_still_makes_one_sweep():
     ap, U = grid_problem(16)
     Q0 = softmax(U)
-    fast, it = ap.mean_field(U, Q0, 50, np.inf)
+    fast, it = ap.mean_field(U, Q0, 50, np.inf, active_set=True)
     full, it_full = ap.mean_field(U, Q0, 50, np.inf, active_set=False)
     assert it == it_full == 1 and np.array_equal(fast, full)
+
+
+def test_stale_rows_times_q_equal_scipys_rows_bit_for_bit():
+    """The stale rows' product adds each row's entries in scipy's order: equal to W2[rows] @ Q
+    for a grid's rows, rows of 0 to 3 entries, and (through scipy) rows of unequal lengths."""
+    import scipy.sparse as sp
+    from pairlab_builtins.algorithms import ppc_mean_field as mf
+
+    rng = np.random.default_rng(3)
+    ap, _U = grid_problem(40)
+    _sl, grid = ap.blocks[0]
+    Q = rng.random((ap.W.shape[0], 4))
+    few = np.zeros((400, 400))                           # rows of 0, 1, 2 or 3 entries
+    for i, k in enumerate(rng.integers(0, 4, 400)):
+        few[i, rng.choice(400, k, replace=False)] = rng.normal(size=k)
+    hub = sp.random(400, 400, density=0.004, random_state=4, format="lil")
+    hub[7, :200] = 1.5                                   # one row far longer than the others
+    for W2, q in ((grid, Q), (sp.csr_matrix(few), Q[:400]), (hub.tocsr(), Q[:400])):
+        for rows in (np.arange(min(W2.shape[0], mf._GATHER_ROWS)),
+                     np.sort(rng.choice(W2.shape[0], 90, replace=False)), np.array([7, 8]),
+                     np.array([], int)):
+            assert np.array_equal(mf._rows_times(W2, rows, q), (W2 @ q)[rows])
+
+
+def test_small_graphs_are_swept_whole_and_large_ones_track_stale_nodes(monkeypatch):
+    from pairlab_builtins.algorithms import ppc_mean_field as mf
+
+    ap, U = grid_problem(24)
+    calls = []
+    real = mf._Staleness
+    monkeypatch.setattr(mf, "_Staleness", lambda *a: calls.append(a) or real(*a))
+    auto, _ = ap.mean_field(U, softmax(U), 40, 1e-5)          # 288 nodes a class: whole
+    assert not calls
+    assert np.array_equal(auto, ap.mean_field(U, softmax(U), 40, 1e-5, active_set=False)[0])
+    monkeypatch.setattr(mf, "ACTIVE_MIN_CLASS", 288)
+    tracked, _ = ap.mean_field(U, softmax(U), 40, 1e-5)
+    assert len(calls) == 1
+    assert np.array_equal(tracked, ap.mean_field(U, softmax(U), 40, 1e-5, active_set=True)[0])

@@ -13,7 +13,8 @@ from pairlab.sweep.executors import make_executor
 def _without_timings(doc: dict) -> str:
     doc = json.loads(json.dumps(doc))
     doc.pop("provenance")
-    for key in ("executor", "trial_wall_seconds", "trial_cpu_seconds"):
+    for key in ("executor", "trial_wall_seconds", "trial_cpu_seconds", "reused_trial_wall_seconds",
+                "reused_trial_cpu_seconds"):
         doc["engine"].pop(key)
     return json.dumps(doc, sort_keys=True)
 
@@ -38,3 +39,6 @@ def test_localcluster_over_tcp_equals_jobs_1_byte_for_byte(tmp_path, name):
     again = reproduce(recipe, tmp_path / "one", trials=3, jobs=1, options=options, progress=None,
                       render=False)
     assert again["engine"]["ran"] == 0 and again["engine"]["trial_cpu_seconds"] == 0
+    # ... but the CPU time recorded with each stored trial, so a resumed run still has it
+    assert again["engine"]["reused_trial_cpu_seconds"] == one["engine"]["trial_cpu_seconds"]
+    assert again["engine"]["reused_without_time"] == 0

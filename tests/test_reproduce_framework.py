@@ -78,6 +78,31 @@ def test_trials_are_stored_and_a_rerun_reuses_them(tmp_path):
     assert fresh["engine"]["ran"] == 4 and fresh["data"] == first["data"]
 
 
+def _header(path: Path) -> dict:
+    return json.loads(path.read_bytes().partition(b"\n")[0])
+
+
+def test_a_resumed_run_reports_the_recorded_time_of_the_trials_it_reused(tmp_path):
+    recipe = MeanOfGMMs()
+    first = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False)
+    files = sorted((tmp_path / ".trials").rglob("*.trial"))
+    headers = [_header(f) for f in files]
+    assert all(h["cpu_seconds"] > 0 and h["wall_seconds"] > 0 for h in headers)
+    assert sum(h["cpu_seconds"] for h in headers) == pytest.approx(
+        first["engine"]["trial_cpu_seconds"])
+    files[0].unlink()                                   # runs again
+    head, _, payload = files[1].read_bytes().partition(b"\n")
+    old = {k: v for k, v in json.loads(head).items() if k not in ("wall_seconds", "cpu_seconds")}
+    files[1].write_bytes(json.dumps(old).encode() + b"\n" + payload)  # a file from before times
+    again = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False)
+    eng = again["engine"]
+    assert (eng["ran"], eng["stored"], eng["reused_without_time"]) == (1, 3, 1)
+    assert again["data"] == first["data"]               # the old file still loads
+    assert eng["reused_trial_cpu_seconds"] == sum(h["cpu_seconds"] for h in headers[2:])
+    assert eng["reused_trial_wall_seconds"] == sum(h["wall_seconds"] for h in headers[2:])
+    assert 0 < eng["trial_cpu_seconds"] == _header(files[0])["cpu_seconds"]
+
+
 class FailsOnOdd(MeanOfGMMs):
     name = "toy-fails"
 

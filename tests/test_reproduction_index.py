@@ -54,3 +54,20 @@ def test_figures_are_not_capped_and_open_full_size(tmp_path):
     page, _md = _page(tmp_path, False, False)
     assert "max-width:1100px" not in page and "max-width:1500px" not in page
     assert '<a href="r/r.png"><img src="r/r.png"' in page
+
+
+def test_the_run_line_counts_the_recorded_cpu_time_of_reused_trials(tmp_path):
+    doc = _doc(False)
+    doc["engine"] = {"ran": 1, "stored": 3, "trial_cpu_seconds": 1.25, "executor": "x",
+                     "reused_trial_cpu_seconds": 2.5, "reused_without_time": 1}
+    e = IndexEntry("r", "Recipe", "Paper", "r", doc=doc)
+    line = "trials 3.8 s CPU (1 run, 3 reused, 1 of them without a recorded time)"
+    page, md = (p.read_text() for p in write_index(tmp_path, [e]))
+    assert line in page and line in md
+    # a JSON written before times were recorded: every reused trial counts as without one
+    doc["engine"] = {"ran": 1, "stored": 3, "trial_cpu_seconds": 1.25, "executor": "x"}
+    page, _md = (p.read_text() for p in write_index(tmp_path, [e]))
+    assert "trials 1.2 s CPU (1 run, 3 reused, 3 of them without a recorded time)" in page
+    doc["engine"] = {"ran": 4, "stored": 0, "trial_cpu_seconds": 1.25, "executor": "x"}
+    page, _md = (p.read_text() for p in write_index(tmp_path, [e]))
+    assert "trials 1.2 s CPU (4 run, 0 reused), executor x" in page

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
 
 from pairlab.sweep.engine import run_tasks
 from pairlab.sweep.executors import DaskExecutor, Task
-from pairlab.sweep.store import StoreWriter, TrialStore
+from pairlab.sweep.store import Recorded, StoreWriter, TrialStore
 
 
 def _square(x: int) -> dict[str, int]:
@@ -64,6 +65,57 @@ def test_synchronous_writer_writes_before_returning(tmp_path):
     store = TrialStore(tmp_path)
     StoreWriter(store, behind=0).put("key", [1.5, None])
     assert store.get("key") == (True, [1.5, None])
+
+
+def test_a_trial_file_records_its_time_and_files_without_one_still_load(tmp_path):
+    store = TrialStore(tmp_path)
+    store.put("timed", {"v": 1}, took=Recorded(0.25, 0.125))
+    assert store.get_record("timed") == (True, {"v": 1}, Recorded(0.25, 0.125))
+    assert store.get("timed") == (True, {"v": 1})
+    store.put("old", {"v": 2})                          # as files were written before
+    head = json.loads(store.path("old").read_bytes().partition(b"\n")[0])
+    assert "wall_seconds" not in head and "cpu_seconds" not in head
+    assert store.get_record("old") == (True, {"v": 2}, None)
+    assert not store.corrupt
+
+
+@pytest.mark.parametrize("fields", [{"wall_seconds": -1.0, "cpu_seconds": 0.1},
+                                    {"wall_seconds": "1", "cpu_seconds": 0.1},
+                                    {"wall_seconds": 1.0, "cpu_seconds": float("nan")},
+                                    {"wall_seconds": 1.0}])
+def test_a_damaged_recorded_time_sets_the_file_aside(tmp_path, fields):
+    store = TrialStore(tmp_path)
+    store.put("k", [1], took=Recorded(1.0, 0.5))
+    head, _, payload = store.path("k").read_bytes().partition(b"\n")
+    header = {k: v for k, v in json.loads(head).items() if k not in ("wall_seconds", "cpu_seconds")}
+    store.path("k").write_bytes(json.dumps({**header, **fields}).encode() + b"\n" + payload)
+    assert store.get_record("k") == (False, None, None) and store.corrupt == ["k"]
+    assert store.path("k").with_suffix(".corrupt").is_file()
+
+
+def test_the_engine_records_each_trials_time_and_reports_it_when_reused(tmp_path):
+    store = TrialStore(tmp_path)
+    tasks = [Task(f"k{i}", _square, (i,)) for i in range(3)]
+    first = run_tasks(tasks, store, progress=None)
+    assert first.reused_seconds == [None] * 3 and first.reused_time() == (0.0, 0.0, 0)
+    again = run_tasks(tasks, store, progress=None)
+    assert again.seconds == [0.0] * 3 and again.cpu_seconds == [0.0] * 3
+    assert again.reused_seconds == first.seconds and again.reused_cpu_seconds == first.cpu_seconds
+    assert again.reused_time() == (sum(first.seconds), sum(first.cpu_seconds), 0)
+
+
+def test_trial_files_are_written_whole_and_leave_no_temporary_file(tmp_path):
+    import shutil
+
+    store = TrialStore(tmp_path)
+    big = list(range(200_000))                          # more than one write() may take at once
+    store.put("abc", big)
+    assert store.get("abc") == (True, big)
+    shutil.rmtree(store.path("abc").parent)             # its folder removed during the run
+    store.put("abd", {"v": 1})
+    store.put("abd", {"v": 2})                          # replaces the file
+    assert store.get("abd") == (True, {"v": 2})
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["ab", "abd.trial"]
 
 
 @pytest.mark.parametrize("per_trial,remaining,workers,size", [

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from ..errors import PairlabError
 from .executors import Executor, SerialExecutor, Task
-from .store import StoreWriter, TrialStore
+from .store import Recorded, StoreWriter, TrialStore
 
 __all__ = ["STDERR", "EngineResult", "Interrupted", "Progress", "run_tasks"]
 
@@ -52,8 +52,9 @@ class Interrupted(PairlabError):
 @dataclass
 class EngineResult:
     """Per task (in task order): ``values`` (None where it failed), ``errors`` ("" where it ran),
-    ``seconds`` and ``cpu_seconds`` (the worker's wall and CPU time; 0 for stored results) and
-    counts."""
+    ``seconds`` and ``cpu_seconds`` (the worker's wall and CPU time; 0 for stored results),
+    ``reused_seconds`` and ``reused_cpu_seconds`` (a stored result's recorded time; None where
+    the task ran now or its file has no recorded time) and counts."""
 
     values: list[Any]
     errors: list[str]
@@ -64,6 +65,15 @@ class EngineResult:
     corrupt: list[str] = field(default_factory=list)
     executor: str = ""
     wall: float = 0.0
+    reused_seconds: list[float | None] = field(default_factory=list)
+    reused_cpu_seconds: list[float | None] = field(default_factory=list)
+
+    def reused_time(self) -> tuple[float, float, int]:
+        """The stored results' recorded wall and CPU seconds, summed, and how many stored results
+        have no recorded time (files written before times were recorded)."""
+        timed = [(w, c) for w, c in zip(self.reused_seconds, self.reused_cpu_seconds, strict=True)
+                 if w is not None and c is not None]
+        return (sum(w for w, _ in timed), sum(c for _, c in timed), self.stored - len(timed))
 
 
 class Progress:
@@ -140,11 +150,12 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
     errors = [""] * n
     seconds = [0.0] * n
     cpu_seconds = [0.0] * n
+    reused: list[Recorded | None] = [None] * n
     todo: list[int] = []
     for i, task in enumerate(tasks):
-        found, value = (False, None) if fresh else store.get(task.key)
+        found, value, took = (False, None, None) if fresh else store.get_record(task.key)
         if found:
-            values[i] = value
+            values[i], reused[i] = value, took
         else:
             todo.append(i)
     stored = n - len(todo)
@@ -157,8 +168,10 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
                 seconds[i] = outcome["seconds"]
                 cpu_seconds[i] = outcome.get("cpu_seconds", 0.0)
                 if outcome["ok"]:
+                    took = (Recorded(seconds[i], cpu_seconds[i]) if "cpu_seconds" in outcome
+                            else None)  # every executor measures both; never record a made-up 0
                     values[i] = writer.put(tasks[i].key, outcome["value"],
-                                           encoding=tasks[i].encoding)
+                                           encoding=tasks[i].encoding, took=took)
                 errors[i] = outcome["error"]
                 bar.advance()
         finally:
@@ -170,4 +183,6 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
                           "give the same command again to run the rest") from None
     return EngineResult(values, errors, seconds, cpu_seconds, stored=stored, ran=len(todo),
                         corrupt=list(store.corrupt), executor=executor.describe(),
-                        wall=time.perf_counter() - start)
+                        wall=time.perf_counter() - start,
+                        reused_seconds=[None if r is None else r.wall for r in reused],
+                        reused_cpu_seconds=[None if r is None else r.cpu for r in reused])

@@ -175,11 +175,17 @@ class Cell:
         return "links|" + canonical([self.data_name, self.data_params, self.generator,
                                      self.link_params, self.budget, self.budget_params])
 
-    def seeds(self, seed: int, trial: int) -> dict[str, int]:
+    def seed_names(self) -> tuple[str, str, str]:
+        """What the data, link and fit seeds are derived from (built once for all trials)."""
         data = self.data_key()
+        return data, self.links_key(), "fit|" + data
+
+    def seeds(self, seed: int, trial: int,
+              names: tuple[str, str, str] | None = None) -> dict[str, int]:
+        data, links, fit = names or self.seed_names()
         return {"data_seed": derive_seed(seed, data, trial),
-                "link_seed": derive_seed(seed, self.links_key(), trial),
-                "fit_seed": derive_seed(seed, "fit|" + data, trial)}
+                "link_seed": derive_seed(seed, links, trial),
+                "fit_seed": derive_seed(seed, fit, trial)}
 
 
 @dataclass(frozen=True)

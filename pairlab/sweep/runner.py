@@ -77,9 +77,9 @@ def sweep_tasks(spec: SweepSpec) -> tuple[list[Task], list[tuple[Cell, str, int,
     """One engine task per (cell, trial), in table order, and what each row needs."""
     tasks, meta = [], []
     for cell in spec.cells():
-        key = cell_key(spec, cell)
+        key, names = cell_key(spec, cell), cell.seed_names()
         for t in range(spec.trials):
-            seeds = cell.seeds(spec.seed, t)
+            seeds = cell.seeds(spec.seed, t, names)
             tasks.append(Task(f"{key}-{t:05d}", run_active_trial if cell.strategy else run_trial,
                               (cell, t, seeds, list(spec.metrics), spec.max_iter),
                               f"{cell.method} on {cell.dataset}, trial {t}"))

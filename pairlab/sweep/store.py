@@ -1,7 +1,9 @@
 """Finished trials on disk: one file per trial, written atomically, checked when read back.
 
-A trial file is one JSON header line (key, encoding, payload length and SHA-256) followed by the
-payload: JSON for sweep rows, pickle for a recipe's trial (which may hold arrays). A file whose
+A trial file is one JSON header line (key, encoding, payload length and SHA-256, and the trial's
+wall and CPU seconds when they were measured) followed by the payload: JSON for sweep rows, pickle
+for a recipe's trial (which may hold arrays). Files written before the times were recorded have no
+time fields and still load (their time is unknown: :meth:`TrialStore.get_record` gives None). A file whose
 header, length or checksum does not match (a truncated write, a hand edit, a disk error) is
 reported as corrupt and its trial is computed again; it is never silently used.
 
@@ -15,16 +17,26 @@ trial).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import math
 import os
 import pickle
-import tempfile
+import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["StoreWriter", "TrialStore"]
+__all__ = ["Recorded", "StoreWriter", "TrialStore"]
 
 _SUFFIX = ".trial"
+
+
+class Recorded(NamedTuple):
+    """A stored trial's measured time, as the worker saw it (header fields ``wall_seconds`` and
+    ``cpu_seconds``)."""
+
+    wall: float
+    cpu: float
 
 
 class TrialStore:
@@ -33,6 +45,9 @@ class TrialStore:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         self.corrupt: list[str] = []  # keys of files found damaged (and set aside) by get()
+        self._folders: set[Path] = set()  # folders made (or found) by write()
+        self._token = secrets.token_hex(4)
+        self._count = itertools.count()
 
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}{_SUFFIX}"
@@ -43,29 +58,37 @@ class TrialStore:
         A damaged file is renamed to ``*.corrupt`` (kept for inspection) and recorded in
         :attr:`corrupt`.
         """
+        found, value, _took = self.get_record(key)
+        return found, value
+
+    def get_record(self, key: str) -> tuple[bool, Any, Recorded | None]:
+        """:meth:`get` with the trial's recorded time (None for a file written without one)."""
         path = self.path(key)
         try:
             raw = path.read_bytes()
         except FileNotFoundError:
-            return False, None
+            return False, None, None
         except OSError:  # a folder or an unreadable file under the trial's name
             raw = b""
         try:
-            value = _decode(raw, key)
+            value, took = _decode(raw, key)
         except (ValueError, KeyError, TypeError, pickle.UnpicklingError, EOFError, RecursionError):
             self.corrupt.append(key)
             _set_aside(path)
-            return False, None
-        return True, value
+            return False, None, None
+        return True, value, took
 
-    def put(self, key: str, value: Any, *, encoding: str = "json") -> Any:
-        """Store ``value`` atomically (temporary file, rename); return it as read back
-        (so a fresh trial and a resumed one reach the caller in the same form)."""
-        data, back = self.encode(key, value, encoding)
+    def put(self, key: str, value: Any, *, encoding: str = "json",
+            took: Recorded | None = None) -> Any:
+        """Store ``value`` (with its time ``took``, if measured) atomically (temporary file,
+        rename); return it as read back (so a fresh trial and a resumed one reach the caller in
+        the same form)."""
+        data, back = self.encode(key, value, encoding, took)
         self.write(key, data)
         return back
 
-    def encode(self, key: str, value: Any, encoding: str = "json") -> tuple[bytes, Any]:
+    def encode(self, key: str, value: Any, encoding: str = "json",
+               took: Recorded | None = None) -> tuple[bytes, Any]:
         """The file's bytes for ``value`` and the value as it will read back (what :meth:`put`
         returns), without touching the disk."""
         if encoding == "json":
@@ -76,18 +99,41 @@ class TrialStore:
             back = pickle.loads(payload)
         else:
             raise ValueError(f"unknown encoding {encoding!r}")
-        header = {"key": key, "encoding": encoding, "length": len(payload),
-                  "sha256": hashlib.sha256(payload).hexdigest()}
+        header: dict[str, Any] = {"key": key, "encoding": encoding, "length": len(payload),
+                                  "sha256": hashlib.sha256(payload).hexdigest()}
+        if took is not None:
+            header["wall_seconds"], header["cpu_seconds"] = _seconds(took.wall), _seconds(took.cpu)
         return json.dumps(header, sort_keys=True).encode() + b"\n" + payload, back
 
     def write(self, key: str, data: bytes) -> None:
-        """Write a trial file's bytes atomically: a temporary file in the same folder, renamed."""
+        """Write a trial file's bytes atomically: a temporary file in the same folder, renamed.
+
+        Four system calls (open, write, close, rename) and a ``mkdir`` once per folder: on the
+        engine's background thread each call hands the GIL back and forth with the trial
+        running beside it, so fewer calls cost the trials less (docs/sweeps.md, Measured).
+        """
         path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        folder = path.parent
+        if folder not in self._folders:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._folders.add(folder)
+        # unique in this process (counter) and among processes (pid, random token); O_EXCL
+        # never opens a file another writer holds
+        tmp = f"{folder}/.{path.name}.{os.getpid()}-{self._token}-{next(self._count)}"
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileNotFoundError:  # the folder was removed since: make it again
+            self._folders.discard(folder)
+            folder.mkdir(parents=True, exist_ok=True)
+            self._folders.add(folder)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -107,7 +153,22 @@ def _set_aside(path: Path) -> None:
     os.replace(path, target)
 
 
-def _decode(raw: bytes, key: str) -> Any:
+def _seconds(v: Any) -> float:
+    """A recorded time: a finite, non-negative number of seconds (else the header is damaged)."""
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
+        raise ValueError(f"a trial's time must be a finite number of seconds >= 0, got {v!r}")
+    return float(v)
+
+
+def _recorded(header: dict[str, Any]) -> Recorded | None:
+    """The header's time fields: both or neither (a file from before times were recorded)."""
+    wall, cpu = header.get("wall_seconds"), header.get("cpu_seconds")
+    if wall is None and cpu is None:
+        return None
+    return Recorded(_seconds(wall), _seconds(cpu))
+
+
+def _decode(raw: bytes, key: str) -> tuple[Any, Recorded | None]:
     head, sep, payload = raw.partition(b"\n")
     if not sep:
         raise ValueError("no header")
@@ -118,10 +179,11 @@ def _decode(raw: bytes, key: str) -> Any:
         raise ValueError("header does not match")
     if hashlib.sha256(payload).hexdigest() != header["sha256"]:
         raise ValueError("checksum mismatch")
+    took = _recorded(header)
     if header["encoding"] == "json":
-        return json.loads(payload)
+        return json.loads(payload), took
     if header["encoding"] == "pickle":
-        return pickle.loads(payload)
+        return pickle.loads(payload), took
     raise ValueError("unknown encoding")
 
 
@@ -142,8 +204,9 @@ class StoreWriter:
         self._pending: list[Any] = []
         self._pool: Any = None
 
-    def put(self, key: str, value: Any, *, encoding: str = "json") -> Any:
-        data, back = self.store.encode(key, value, encoding)
+    def put(self, key: str, value: Any, *, encoding: str = "json",
+            took: Recorded | None = None) -> Any:
+        data, back = self.store.encode(key, value, encoding, took)
         if self.behind <= 0:
             self.store.write(key, data)
             return back

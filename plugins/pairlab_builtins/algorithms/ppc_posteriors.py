@@ -446,9 +446,9 @@ class _Approximate:
         self.shift_once = float(2.0 * np.asarray(abs(self.W).sum(axis=1)).max(initial=0.0)) < 500.0
 
     def mean_field(self, U: np.ndarray, Q: np.ndarray, max_iter: int, tol: float,
-                   active_set: bool = True) -> tuple[np.ndarray, int]:
+                   active_set: bool | None = None) -> tuple[np.ndarray, int]:
         """Q_i(k) <- exp(U_i(k) + 2 sum_j W_ij Q_j(k)) / norm, one colour class at a time, stale
-        nodes only (:func:`.ppc_mean_field.mean_field_sweeps`); returns (Q, sweeps)."""
+        nodes only on large graphs (:func:`.ppc_mean_field.mean_field_sweeps`); returns (Q, sweeps)."""
         return mean_field_sweeps(self.W, self.blocks, U, Q, max_iter, tol, self.shift_once, active_set)
 
     def gibbs(self, U: np.ndarray, z: np.ndarray | None, rng: np.random.Generator, burn_in: int,
