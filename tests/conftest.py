@@ -1,5 +1,6 @@
 """Test configuration: Qt offscreen, no third-party plugins, a fresh registry per test."""
 
+import itertools
 import os
 import sys
 
@@ -40,10 +41,20 @@ def pytest_configure(config):
             f'run `pip install -e ".[test]"` here first')
 
 
+_AUTOSAVE_DIRS = itertools.count()
+
+
 @pytest.fixture(autouse=True)
-def _autosave_dir(tmp_path, monkeypatch):
-    """The GUI's autosaves go to the test's own folder, never to the user's data directory."""
-    monkeypatch.setenv("PAIRLAB_AUTOSAVE_DIR", str(tmp_path / "autosave"))
+def _autosave_dir(request, tmp_path_factory, monkeypatch):
+    """The GUI's autosaves go to the test's own folder, never to the user's data directory: the
+    test's ``tmp_path`` if it asks for one, else a fresh name under the session's temporary folder
+    (created only if something is saved there). Making a ``tmp_path`` for each of the ~2,300
+    tests cost about 1 ms each, growing with the number of folders already made."""
+    if "tmp_path" in request.fixturenames:
+        folder = request.getfixturevalue("tmp_path")
+    else:
+        folder = tmp_path_factory.getbasetemp() / "autosaves" / str(next(_AUTOSAVE_DIRS))
+    monkeypatch.setenv("PAIRLAB_AUTOSAVE_DIR", str(folder / "autosave"))
 
 
 def _reset_if_edited() -> None:

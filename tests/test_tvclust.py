@@ -106,7 +106,8 @@ ML4, CL4 = [(0, 2)], [(1, 3)]
 
 
 # -- Gibbs sampler ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("covariance", ["full", "fixed"])
+# CI tier for "full" (7 s of CPU; the README run keeps "fixed", the same check on the same sampler)
+@pytest.mark.parametrize("covariance", [pytest.param("full", marks=pytest.mark.ci), "fixed"])
 @pytest.mark.slow  # over 1.5 s: out of the inner loop
 def test_gibbs_matches_exact_partition_posterior(covariance):
     """15 partitions of 4 points, a may-link and a may-not-link that pull against the geometry: the
@@ -125,7 +126,7 @@ def test_gibbs_matches_exact_partition_posterior(covariance):
     assert total_variation(sampled, exact) < 0.07, (sampled, exact)
 
 
-@pytest.mark.slow  # over 1.5 s: out of the inner loop
+@pytest.mark.ci  # 3000 sweeps, 6 s of CPU; the README run keeps the check against the exact posterior
 def test_gibbs_without_links_is_a_dp_mixture_sampler():
     """No side information: the exact posterior is the DP mixture's (links drop out) and the sampler
     matches it (total variation < 0.08 after 3000 sweeps: 0.02-0.06 over seeds 0-2; alpha 0.7 -> 1.4
@@ -157,7 +158,7 @@ def _crp_number_of_tables(n: int, alpha: float) -> np.ndarray:
     return np.array([alpha**k * s[n, k] for k in range(n + 1)]) / rising
 
 
-@pytest.mark.slow  # over 1.5 s: out of the inner loop
+@pytest.mark.ci  # 3000 sweeps, 5 s of CPU; the README run keeps the check against the exact posterior
 def test_flat_likelihood_gives_the_chinese_restaurant_prior():
     """With the cluster means pinned to the prior mean (prior_variance -> 0) every cluster explains
     a point equally well, so the number of clusters follows the CRP prior."""

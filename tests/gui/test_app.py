@@ -376,6 +376,7 @@ def test_decision_regions_cover_a_zoomed_out_view(qtbot, registry):
     assert region is not None and region.rect == window.lab.bounds
 
 
+@pytest.mark.ci  # 15 s of CPU; every algorithm runs headless in test_conformance_builtins
 def test_every_registered_algorithm_runs_in_a_pane(qtbot):
     registry = Registry()
     lab = Lab(registry)

@@ -88,8 +88,12 @@ def cannot_link_messages(A: np.ndarray, R: np.ndarray, S: np.ndarray, S_hat: np.
 def group_sum(X: np.ndarray, rows: np.ndarray, acc: np.ndarray, rest: np.ndarray) -> None:
     """acc = np.add.reduceat's sum of the rows ``rows`` of X: the first row plus numpy's pairwise
     sum of the others (``pairwise_sum``: from 0.0 one by one below 8 terms, eight interleaved
-    partial sums up to 128, halves above)."""
-    acc[:] = X[rows[0]]
+    partial sums up to 128, halves above). The first row is copied element by element: numba's
+    broadcasting slice assignment (``acc[:] = X[rows[0]]``) compiled its shape check and error
+    message, about 4 s of a cold first SSAP-G fit."""
+    first = X[rows[0]]
+    for j in range(acc.size):
+        acc[j] = first[j]
     count = rows.size - 1
     if count == 0:
         return
