@@ -20,6 +20,7 @@ from PySide6 import QtCore, QtGui
 
 from ..draw.frames import Frame
 from ..draw.palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
+from ..draw.regions import RegionImage
 from .lean_items import EllipseSet, LeanScatter
 from .qtpaint import cache_axis, cache_item, make_pen, qcolor
 
@@ -277,10 +278,12 @@ class CanvasLayers:
         if r is self._shown_regions:
             self.regions.setVisible(True)
             return
-        self._shown_regions = r
+        old, self._shown_regions = self._shown_regions, r
         self.regions.setImage(np.ascontiguousarray(r.rgba.transpose(1, 0, 2)), autoLevels=False,
                               levels=(0, 255))
-        self.regions.setRect(QtCore.QRectF(*r.rect))
+        if not (isinstance(old, RegionImage) and old.rect == r.rect
+                and old.rgba.shape == r.rgba.shape):  # the same transform: Qt re-indexes on set
+            self.regions.setRect(QtCore.QRectF(*r.rect))
         self.regions.setVisible(True)
 
     def _show_marks(self, frame: Frame) -> None:
