@@ -208,8 +208,10 @@ class CanvasLayers:
         if self.legend is not None and frame.n_true_classes != self._legend_classes:
             self._rebuild_legend(frame.n_true_classes)
         self.place_legend()
-        self.info.setText(frame.info)
-        self.message.setText(frame.message or "")
+        if self._changed("info", frame.info):  # setText lays the text out again, even unchanged
+            self.info.setText(frame.info)
+        if self._changed("message", frame.message or ""):
+            self.message.setText(frame.message or "")
         self.message.setVisible(bool(frame.message))
         self._place_message()
         if frame.title and self.show_title:
