@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..draw.frames import Frame
 from ..draw.palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
@@ -520,6 +520,13 @@ class CanvasLayers:
                                           pen=pg.mkPen(qcolor(INK))), "mean")
 
 
+def one_rect_updates(view: QtWidgets.QGraphicsView) -> None:
+    """Repaint the bounding rectangle of what changed in one piece (pyqtgraph asks for the
+    changed region's rectangles: a moved cursor marker gave 5 to 11 small ones, each clipped and
+    painted; issue 32: about 3.5 ms less painting in a three-pane frame, the same pixels)."""
+    view.setViewportUpdateMode(QtWidgets.QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
+
+
 class CanvasWidget(pg.PlotWidget):
     """The interactive canvas of one pane: a plot with :class:`CanvasLayers` that reports clicks.
 
@@ -535,6 +542,7 @@ class CanvasWidget(pg.PlotWidget):
 
     def __init__(self, parent=None, style: Style | None = None) -> None:
         super().__init__(parent=parent, background="w")
+        one_rect_updates(self)
         self.layers = CanvasLayers(self.getPlotItem(), style)
         self.layers.show_title = False  # the pane's header names the algorithm
         # on screen the links, which rarely change, are kept as pixmaps (issue 32: about 1 ms a
@@ -640,6 +648,7 @@ class ObjectivePlot(pg.PlotWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent=parent, background="w",
                          axisItems={"bottom": _IterationAxis("bottom")})
+        one_rect_updates(self)
         plot = self.getPlotItem()
         plot.hideButtons()
         plot.setMenuEnabled(False)
