@@ -110,8 +110,10 @@ def class_matching(y: np.ndarray, labels: np.ndarray, n_labels: int) -> np.ndarr
     the classes, in order. Used to draw every cluster in its class's colour."""
     classes, yi = np.unique(y, return_inverse=True)
     n_classes = classes.size
-    table = np.zeros((n_classes, n_labels))
-    np.add.at(table, (yi, labels), 1.0)
+    labels = np.asarray(labels, dtype=np.intp)
+    labels = np.where(labels < 0, labels + n_labels, labels)  # as np.add.at indexed them
+    table = np.bincount(yi * n_labels + labels, minlength=n_classes * n_labels).reshape(
+        n_classes, n_labels).astype(float)  # counts, as np.add.at made them (once a frame)
     rows, cols = linear_sum_assignment(-table)
     out = np.full(n_labels, -1, dtype=np.int64)
     out[cols] = rows

@@ -1,5 +1,7 @@
 """The bench's classroom window (three panes at 5,000 points, 1440 x 900) grabbed at a few
-iterations, to check that a change to the drawing code leaves every pixel as it was.
+iterations, to check that a change to the drawing code leaves every pixel as it was: a full
+render (``window.grab``) and what the partial repaints left on the screen (the offscreen
+platform's backing store, ``QScreen.grabWindow``).
 
 Run: ``python assets/bench/window_pixels.py save OUT.npz`` once with ``PYTHONPATH=<other
 checkout>`` and once with this one, then ``python assets/bench/window_pixels.py compare A.npz
@@ -15,7 +17,7 @@ ITERATIONS = (2, 5, 9, 3)  # out of order: cached and partial updates are drawn 
 
 
 def save(path: str) -> None:
-    from PySide6 import QtWidgets
+    from PySide6 import QtGui, QtWidgets
 
     from pairlab.benchcases import gui
     from pairlab.gui.figure import qimage_to_array
@@ -29,6 +31,8 @@ def save(path: str) -> None:
         for _ in range(3):
             app.processEvents()
         grabs[f"iteration {t}"] = qimage_to_array(window.grab().toImage())
+        screen = QtGui.QGuiApplication.primaryScreen().grabWindow(window.winId())
+        grabs[f"iteration {t} on screen"] = qimage_to_array(screen.toImage())
     np.savez_compressed(path, **grabs)
 
 

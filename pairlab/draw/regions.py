@@ -17,7 +17,8 @@ from .classes import point_classes, slot_mapper
 from .geometry import ViewMap, region_bounds
 from .palette import OKABE_ITO
 
-__all__ = ["RegionGrid", "RegionImage", "colour_regions", "decision_regions", "grid_probabilities"]
+__all__ = ["GridCells", "RegionGrid", "RegionImage", "colour_regions", "decision_regions", "grid_cells",
+           "grid_probabilities"]
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,12 @@ class RegionGrid:
 def grid_probabilities(algorithm: Any, state: State, dataset: Dataset, *,
                        view_map: ViewMap | None = None,
                        bounds: tuple[float, float, float, float] | None = None,
-                       resolution: int = 140) -> RegionGrid | None:
+                       resolution: int = 140, cells: GridCells | None = None
+                       ) -> RegionGrid | None:
     """``algorithm.predict_proba`` of ``state`` on a grid of ``resolution`` cells across the
     view's ``bounds``, components summed per class (``class_of_component``); None when the
-    algorithm cannot classify unseen points or the view is not linear."""
+    algorithm cannot classify unseen points or the view is not linear. ``cells``, when given,
+    are those :func:`grid_cells` made for the same view, bounds and resolution."""
     if algorithm is None or (isinstance(algorithm, Algorithm) and not type(algorithm).can_predict()):
         return None
     if int(resolution) < 1:
@@ -71,15 +74,10 @@ def grid_probabilities(algorithm: Any, state: State, dataset: Dataset, *,
     vm = view_map or ViewMap.of(dataset)
     if not vm.exact:
         return None
-    x0, y0, w, h = bounds or region_bounds(dataset.view)
-    nx = int(resolution)
-    ny = max(2, round(nx * h / w)) if w > 0 else nx
-    ny = min(ny, 4 * nx)
-    gx = x0 + (np.arange(nx) + 0.5) * w / nx
-    gy = y0 + (np.arange(ny) + 0.5) * h / ny
-    grid = np.column_stack([np.tile(gx, ny), np.repeat(gy, nx)])
-    proba = np.asarray(algorithm.predict_proba(state, vm.lift(grid)), dtype=float)
-    if proba.ndim != 2 or proba.shape[0] != len(grid) or not np.all(np.isfinite(proba)):
+    if cells is None:
+        cells = grid_cells(vm, bounds or region_bounds(dataset.view), resolution)
+    proba = np.asarray(algorithm.predict_proba(state, cells.points), dtype=float)
+    if proba.ndim != 2 or proba.shape[0] != len(cells.points) or not np.all(np.isfinite(proba)):
         raise InvalidInputError("predict_proba returned an array of the wrong shape or with NaN")
     coc = state.model.get("class_of_component")
     if coc is not None and len(coc) == proba.shape[1]:
@@ -87,7 +85,35 @@ def grid_probabilities(algorithm: Any, state: State, dataset: Dataset, *,
         onehot = np.zeros((len(coc), int(coc.max()) + 1))
         onehot[np.arange(len(coc)), coc] = 1.0
         proba = proba @ onehot
-    return RegionGrid(proba.reshape(ny, nx, -1), (x0, y0, w, h))
+    return RegionGrid(proba.reshape(cells.ny, cells.nx, -1), cells.rect)
+
+
+@dataclass(frozen=True)
+class GridCells:
+    """The cell centres of a region grid lifted to data space (``ny * nx`` rows, x fastest)."""
+
+    points: np.ndarray
+    nx: int
+    ny: int
+    rect: tuple[float, float, float, float]
+
+
+def grid_cells(view_map: ViewMap, bounds: tuple[float, float, float, float],
+               resolution: int) -> GridCells:
+    """The cells :func:`grid_probabilities` evaluates: ``resolution`` across ``bounds`` (x0, y0,
+    width, height), square in view units, lifted with :meth:`ViewMap.lift`. They depend on the
+    view only, not on the model, so a caller may keep them across states (the teaching app
+    does)."""
+    if int(resolution) < 1:
+        raise InvalidInputError(f"resolution must be at least 1 cell, got {resolution!r}")
+    x0, y0, w, h = bounds
+    nx = int(resolution)
+    ny = max(2, round(nx * h / w)) if w > 0 else nx
+    ny = min(ny, 4 * nx)
+    gx = x0 + (np.arange(nx) + 0.5) * w / nx
+    gy = y0 + (np.arange(ny) + 0.5) * h / ny
+    grid = np.column_stack([np.tile(gx, ny), np.repeat(gy, nx)])
+    return GridCells(view_map.lift(grid), nx, ny, (x0, y0, w, h))
 
 
 def colour_regions(grid: RegionGrid, state: State, dataset: Dataset, *, strength: float = 0.22,

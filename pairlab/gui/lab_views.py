@@ -14,7 +14,7 @@ from ..constraints import Constraints
 from ..dataset import Dataset
 from ..draw.frames import Frame, build_frame
 from ..draw.geometry import ViewMap
-from ..draw.regions import RegionImage, colour_regions, grid_probabilities
+from ..draw.regions import GridCells, RegionImage, colour_regions, grid_cells, grid_probabilities
 from ..state import State
 from .pane import Pane
 
@@ -169,7 +169,7 @@ class LabViews:
             if grid is None:
                 grid = grid_probabilities(pane.run.algorithm, state, self.dataset,
                                           view_map=self.view_map, bounds=self.bounds,
-                                          resolution=resolution)
+                                          resolution=resolution, cells=self._cells(resolution))
                 # float grids are large (0.6 MB at 140 cells and 4 classes): keep the newest few
                 # (the model of the state shown and its neighbours); the images stay cached
                 grids = [k for k in pane.cache if k[0] == "grid"]
@@ -180,6 +180,18 @@ class LabViews:
                                colour_regions(grid, state, self.dataset, match_truth=match,
                                               slot_of=slot_of))
         return pane.cache[key]
+
+    def _cells(self, resolution: int) -> GridCells | None:
+        """The region grid's cells in data space, shared by every pane and state (they depend
+        on the view only); None when the view is not linear (no regions)."""
+        vm = self.view_map
+        if vm is None or not vm.exact:
+            return None
+        key = (id(vm), self.bounds, int(resolution))
+        cached = getattr(self, "_cells_cache", None)  # (key, the view map kept alive, cells)
+        if cached is None or cached[0] != key:
+            cached = self._cells_cache = (key, vm, grid_cells(vm, self.bounds, resolution))
+        return cached[2]
 
     def metrics(self, pane: Pane, t: int | None = None, names: Sequence[str] | None = SHOWN_METRICS
                 ) -> dict[str, float]:

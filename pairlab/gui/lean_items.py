@@ -72,6 +72,8 @@ class LeanScatter(pg.ScatterPlotItem):
         if len(data) == 0 or len(data) != len(x) or x.shape != y.shape:
             self.setData(x=x, y=y)
             return
+        if np.array_equal(data["x"], x) and np.array_equal(data["y"], y):
+            return  # where it is (a converged pane's marker): no repaint
         self.prepareGeometryChange()
         data["x"] = x
         data["y"] = y

@@ -37,6 +37,18 @@ def _settled(canvas):
     raise AssertionError("the canvas kept changing")
 
 
+def _timers_done(window) -> None:
+    """Wait for the window's pending region and layout refits (timers of 150 and 80 ms, longer
+    than :func:`_settled`'s wait: under load a refit after the check changed the regions)."""
+    p = window.presentation
+    for _ in range(200):
+        QtCore.QCoreApplication.processEvents()
+        if not (p._region_timer.isActive() or p._layout_timer.isActive()):
+            return
+        QtCore.QThread.msleep(20)
+    raise AssertionError("the window kept refitting")
+
+
 def _plain(layers, on: bool) -> list:
     """Draw ``layers`` with pyqtgraph's items (``on``) or the lean ones again."""
     scatters = [v for v in vars(layers).values() if isinstance(v, LeanScatter)]
@@ -76,6 +88,7 @@ def test_lean_items_paint_what_pyqtgraph_paints(qtbot, registry):
         window.refresh()  # regions at the new size
         for k, view in enumerate(views):
             layers = view.canvas.layers
+            _timers_done(window)
             lean = _settled(view.canvas)
             assert lean.std() > 5 and len(layers.scatter.data) == 400
             assert layers.ellipses.isVisible() == (k == 0)  # GMM draws ellipses, k-means none
