@@ -114,18 +114,16 @@ class TrialStore:
         """
         path = self.path(key)
         folder = path.parent
-        if folder not in self._folders:
-            folder.mkdir(parents=True, exist_ok=True)
-            self._folders.add(folder)
         # unique in this process (counter) and among processes (pid, random token); O_EXCL
         # never opens a file another writer holds
         tmp = f"{folder}/.{path.name}.{os.getpid()}-{self._token}-{next(self._count)}"
+        if folder not in self._folders:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._folders.add(folder)
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileNotFoundError:  # the folder was removed since: make it again
-            self._folders.discard(folder)
             folder.mkdir(parents=True, exist_ok=True)
-            self._folders.add(folder)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             try:
