@@ -42,20 +42,23 @@ class LeanScatter(pg.ScatterPlotItem):
     lean = True
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        self._rect_cache: tuple[tuple, QtCore.QRectF] | None = None
+        self._rect_cache: tuple[list, QtCore.QRectF] | None = None
         self._where: tuple | None = None  # (key, device x/y of the drawn points, their mask)
+        self._drawn: tuple | None = None  # what self._frags holds
         self._frags = PrimitiveArray(QtGui.QPainter.PixmapFragment, 10)
         super().__init__(*args, **kwargs)
 
     # -- bounds -------------------------------------------------------------------------------
     def boundingRect(self) -> QtCore.QRectF:
-        key = (self.dataBounds(0), self.dataBounds(1), self._maxSpotPxWidth)
+        # pyqtgraph gives ``self.bounds`` a new list whenever the data or the symbol sizes change
+        # (and fills it in place), so the list itself tells whether the rectangle still holds
         cached = self._rect_cache
-        if cached is not None and cached[0] == key:
+        if cached is not None and cached[0] is self.bounds:
             return QtCore.QRectF(cached[1])
+        bounds = self.bounds
         rect = super().boundingRect()
         if self.pixelVectors()[0] is not None:  # only once the item is in a shown view
-            self._rect_cache = (key, QtCore.QRectF(rect))
+            self._rect_cache = (bounds, QtCore.QRectF(rect))
         return rect
 
     def viewTransformChanged(self) -> None:
@@ -89,39 +92,51 @@ class LeanScatter(pg.ScatterPlotItem):
                 and opts.get("compositionMode") is None and widget is not None
                 and widget.devicePixelRatioF() == self.fragmentAtlas.devicePixelRatio())
 
-    def _device_points(self, tr: QtGui.QTransform, width: int, height: int):
-        """Device x/y of every point and which to draw, kept while the view and positions stay.
+    def _fragments(self, tr: QtGui.QTransform, width: int, height: int) -> None:
+        """Fill ``self._frags`` for the points drawn at device transform ``tr``: kept while the
+        view, the widget size, the positions and the symbols' atlas rectangles stay (a pane's
+        scatter between frames that restyle no point, a still marker).
 
-        The positions are mapped as pyqtgraph maps them (same arithmetic, same pixels). Points
-        whose symbol lies wholly outside the widget are skipped; pyqtgraph skips those outside
-        the view box, whose clip hides the rest, so the painted pixels are the same."""
+        The positions are mapped with pyqtgraph's arithmetic (``transformCoordinates``:
+        ``m11 x + m21 y`` then the translation, same pixels) without its general-case work.
+        Points whose symbol lies wholly outside the widget are skipped; pyqtgraph skips those
+        outside the view box, whose clip hides the rest, so the painted pixels are the same."""
         data = self.data
-        key = (_transform_key(tr), width, height, data["x"].tobytes(), data["y"].tobytes(),
-               data["visible"].tobytes())
-        if self._where is None or self._where[0] != key:
-            pts = fn.transformCoordinates(tr, np.vstack([data["x"], data["y"]]))
-            pts = np.clip(pts, -_LIMIT, _LIMIT)
-            reach = float(self.fragmentAtlas.maxWidth) / 2 + 2  # half a symbol and a margin
-            mask = (data["visible"] & (pts[0] > -reach) & (pts[0] < width + reach)
-                    & (pts[1] > -reach) & (pts[1] < height + reach))
-            self._where = (key, np.ascontiguousarray(pts[:, mask].T), mask)
-        return self._where[1], self._where[2]
+        atlas = self.fragmentAtlas
+        where = (_transform_key(tr), width, height, data["x"].tobytes(), data["y"].tobytes(),
+                 data["visible"].tobytes())
+        key = (where, data["sourceRect"].tobytes(), atlas.devicePixelRatio())
+        if self._drawn == key:
+            return
+        if self._where is None or self._where[0] != where:
+            px = tr.m11() * data["x"] + tr.m21() * data["y"] + tr.dx()
+            py = tr.m12() * data["x"] + tr.m22() * data["y"] + tr.dy()
+            np.clip(px, -_LIMIT, _LIMIT, out=px)
+            np.clip(py, -_LIMIT, _LIMIT, out=py)
+            reach = float(atlas.maxWidth) / 2 + 2  # half a symbol and a margin
+            mask = (data["visible"] & (px > -reach) & (px < width + reach)
+                    & (py > -reach) & (py < height + reach))
+            every = bool(mask.all())
+            self._where = (where, (px, py) if every else (px[mask], py[mask]),
+                           None if every else mask)
+        (px, py), mask = self._where[1], self._where[2]
+        sr = data["sourceRect"] if mask is None else data["sourceRect"][mask]
+        self._frags.resize(sr.size)
+        frags = self._frags.ndarray()
+        frags[:, 0] = px
+        frags[:, 1] = py
+        frags[:, 2:6] = np.frombuffer(np.ascontiguousarray(sr), dtype=int).reshape((-1, 4))
+        dpr = atlas.devicePixelRatio()
+        frags[:, 6:10] = [1 / dpr, 1 / dpr, 0.0, 1.0]
+        self._drawn = key
 
     def paint(self, p: QtGui.QPainter, option: object, widget: object) -> None:
         if not self._lean(widget):
             return super().paint(p, option, widget)
-        data = self.data
-        if len(data) == 0:
+        if len(self.data) == 0:
             return
-        xy, mask = self._device_points(p.transform(), widget.width(), widget.height())
+        self._fragments(p.transform(), widget.width(), widget.height())
         p.resetTransform()
-        dpr = self.fragmentAtlas.devicePixelRatio()
-        sr = data["sourceRect"][mask]
-        self._frags.resize(sr.size)
-        frags = self._frags.ndarray()
-        frags[:, 0:2] = xy
-        frags[:, 2:6] = np.frombuffer(sr, dtype=int).reshape((-1, 4))
-        frags[:, 6:10] = [1 / dpr, 1 / dpr, 0.0, 1.0]
         p.drawPixmapFragments(*self._frags.drawargs(), self.fragmentAtlas.pixmap)
 
 
