@@ -143,7 +143,8 @@ class Editing(Controller):
             text += f"; {len(lab.drawn)} point(s) drawn"
         self.links_label.setText(text)
         self.act_clear_means.setEnabled(lab.init_means is not None)
-        self.draw_class.setMaximum(lab.n_classes or 0)
+        if self.draw_class.maximum() != (lab.n_classes or 0):  # a new range lays the dock out
+            self.draw_class.setMaximum(lab.n_classes or 0)
         self.tool_actions["means"].setEnabled(lab.accepts_means)
 
     # == edits =================================================================================

@@ -300,9 +300,10 @@ class Presentation(Controller):
                 view.objective.show_metric(np.empty(0), np.empty(0), "", 0)
             self._show_trails(view, pane, latest)
             view.header.setText(self._header(pane))
-            view.header.setToolTip(" ".join(x for x in (pane.title, self.lab.chosen_params(pane),
-                                                          pane.status(),
-                                                          pane.ignored_note()) if x))
+            tip = " ".join(x for x in (pane.title, self.lab.chosen_params(pane), pane.status(),
+                                       pane.ignored_note()) if x)
+            if view.header.toolTip() != tip:  # setToolTip sends an event even when unchanged
+                view.header.setToolTip(tip)
             words = objective_in_words(state)  # e.g. DP-means: distortion + λ × clusters
             view.metrics_line.set_text(self._metrics_text(lab.metrics(pane, t), titles)
                                        + (f"<br>{html_escape(words)}" if words else ""))
