@@ -168,3 +168,42 @@ def test_cached_links_differ_from_direct_ones_by_pixel_noise_only(qtbot, registr
     diff = np.abs(cached.astype(int) - direct.astype(int))
     assert 0 < (diff > 0).any(axis=-1).sum() < 0.05 * diff[..., 0].size  # links' edges only
     assert diff.max() <= 2
+
+
+def test_restyled_and_moved_points_draw_what_pyqtgraph_draws(qtbot):
+    """The lean scatter keeps its fragments and bounding rectangle between paints: new styles,
+    moved points and new sizes must still reach the screen and the rectangle."""
+    rng = np.random.default_rng(3)
+    pos = rng.normal(size=(80, 2))
+    brushes = [pg.mkBrush(c) for c in ((230, 159, 0), (0, 114, 178), (0, 158, 115))]
+    views = []
+    for lean in (True, False):
+        view = pg.PlotWidget(background="w")
+        qtbot.addWidget(view)
+        view.resize(300, 240)
+        view.show()
+        item = LeanScatter(pxMode=True, size=8)
+        item.lean = lean
+        item.setData(pos=pos, brush=brushes[0])
+        view.addItem(item)
+        view.getPlotItem().setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+        views.append((view, item))
+
+    def same() -> None:
+        grabs = [_grab(view) for view, _ in views]
+        assert grabs[0].std() > 5
+        np.testing.assert_array_equal(grabs[0], grabs[1])
+        for _, item in views:  # the kept rectangle is the one pyqtgraph computes now
+            assert item.boundingRect() == pg.ScatterPlotItem.boundingRect(item)
+
+    same()
+    for k, (_, item) in enumerate(views):  # restyle some points, keep the positions
+        item.setBrush([brushes[(i % 3) if i < 30 else 0] for i in range(len(pos))])
+        assert k == 0 or item.data["x"].tobytes() == views[0][1].data["x"].tobytes()
+    same()
+    for _, item in views:
+        item.move_points(pos[:, 0] * 0.8, pos[:, 1] + 0.3)
+    same()
+    for _, item in views:
+        item.setSize(12)
+    same()
