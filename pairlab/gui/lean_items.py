@@ -56,31 +56,8 @@ class LeanScatter(pg.ScatterPlotItem):
         if cached is not None and cached[0] is self.bounds:
             return QtCore.QRectF(cached[1])
         bounds = self.bounds
-        # pyqtgraph's rectangle (ScatterPlotItem.boundingRect), asking for the pixel size once
-        xmn, xmx = self.dataBounds(ax=0)
-        ymn, ymx = self.dataBounds(ax=1)
-        if xmn is None or xmx is None:
-            xmn = xmx = 0
-        if ymn is None or ymx is None:
-            ymn = ymx = 0
-        px = py = 0.0
-        shown = True
-        pad = self.pixelPadding()
-        if pad > 0:
-            vx, vy = self.pixelVectors()
-            shown = vx is not None  # the pixel size is known once the item is in a shown view
-            try:
-                px = 0 if vx is None else vx.length()
-            except OverflowError:
-                px = 0
-            try:
-                py = 0 if vy is None else vy.length()
-            except OverflowError:
-                py = 0
-            px *= pad
-            py *= pad
-        rect = QtCore.QRectF(xmn - px, ymn - py, (2 * px) + xmx - xmn, (2 * py) + ymx - ymn)
-        if shown:
+        rect = super().boundingRect()
+        if self.getViewWidget() is not None:  # in a view: a new view transform clears the cache
             self._rect_cache = (bounds, QtCore.QRectF(rect))
         return rect
 
