@@ -19,6 +19,7 @@ from scipy.special import xlogy
 
 from .constraints import Constraints
 from .errors import InvalidInputError
+from .memo import FrozenMemo, is_frozen
 
 __all__ = [
     "Metric",
@@ -63,7 +64,24 @@ def _check(y_true: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarr
 def unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_inverse=True)`` of a 1-D array: the sorted distinct values and
     each value's index among them. Integers of a small range take a counting pass instead of a
-    sort (the app does this for every pane of every frame)."""
+    sort (the app does this for every pane of every frame); for a read-only array (a data set's
+    classes, :func:`pairlab.memo.is_frozen`) the result is kept and returned read-only."""
+    if is_frozen(values):
+        return _kept_codes(values)
+    return _unique_codes(values)
+
+
+def _read_only_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    distinct, inverse = _unique_codes(values)
+    distinct.setflags(write=False)
+    inverse.setflags(write=False)
+    return distinct, inverse
+
+
+_kept_codes = FrozenMemo(_read_only_codes)
+
+
+def _unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     values = np.asarray(values).reshape(-1)
     if values.dtype.kind in "iub" and values.size:
         lo, hi = int(values.min()), int(values.max())
