@@ -164,7 +164,8 @@ def class_matching(y: np.ndarray, labels: np.ndarray, n_labels: int) -> np.ndarr
     classes, yi = unique_codes(y)
     n_classes = classes.size
     labels = np.asarray(labels, dtype=np.intp)
-    labels = np.where(labels < 0, labels + n_labels, labels)  # as np.add.at indexed them
+    if labels.size and labels.min() < 0:
+        labels = np.where(labels < 0, labels + n_labels, labels)  # as np.add.at indexed them
     table = np.bincount(yi * n_labels + labels, minlength=n_classes * n_labels).reshape(
         n_classes, n_labels).astype(float)  # counts, as np.add.at made them (once a frame)
     rows, cols = linear_sum_assignment(-table)

@@ -42,6 +42,8 @@ def slot_mapper(labels: np.ndarray, truth: np.ndarray | None = None,
 
     def matched(v: np.ndarray) -> np.ndarray:
         i = index(v)
+        if i.size and 0 <= i.min() and i.max() < size:  # every value matched: a lookup
+            return perm[i].astype(np.intp)
         return np.where(i < size, perm[np.minimum(i, size - 1)], spare + i - size).astype(np.intp)
 
     return matched
