@@ -8,7 +8,9 @@ Pair-counting measures are computed from the contingency table, never by looping
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +19,7 @@ from scipy.special import xlogy
 
 from .constraints import Constraints
 from .errors import InvalidInputError
+from .memo import FrozenMemo, is_frozen
 
 __all__ = [
     "Metric",
@@ -29,6 +32,8 @@ __all__ = [
     "pairwise_f_measure",
     "purity",
     "rand",
+    "shared_tables",
+    "unique_codes",
 ]
 
 
@@ -56,28 +61,76 @@ def _check(y_true: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return y_true, labels
 
 
-def _codes(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """Each value's index among the sorted distinct values (``np.unique``'s inverse) and their
-    number; integers of a small range take a counting pass instead of a sort (the app scores every
-    frame)."""
+def unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` of a 1-D array: the sorted distinct values and
+    each value's index among them. Integers of a small range take a counting pass instead of a
+    sort (the app does this for every pane of every frame); for a read-only array (a data set's
+    classes, :func:`pairlab.memo.is_frozen`) the result is kept and returned read-only."""
+    if is_frozen(values):
+        return _kept_codes(values)
+    return _unique_codes(values)
+
+
+def _read_only_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    distinct, inverse = _unique_codes(values)
+    distinct.setflags(write=False)
+    inverse.setflags(write=False)
+    return distinct, inverse
+
+
+_kept_codes = FrozenMemo(_read_only_codes)
+
+
+def _unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    values = np.asarray(values).reshape(-1)
     if values.dtype.kind in "iub" and values.size:
         lo, hi = int(values.min()), int(values.max())
         if hi - lo <= 4 * values.size:
             shifted = values.astype(np.intp) - lo
             present = np.bincount(shifted, minlength=hi - lo + 1) > 0
             rank = np.cumsum(present) - 1
-            return rank[shifted], int(present.sum())
-    _, inverse = np.unique(values, return_inverse=True)
-    return inverse.reshape(-1), int(inverse.max()) + 1
+            distinct = (np.flatnonzero(present) + lo).astype(values.dtype)
+            return distinct, rank[shifted]
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return distinct, inverse.reshape(-1)
+
+
+def _codes(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each value's index among the sorted distinct values and their number."""
+    distinct, inverse = unique_codes(values)
+    return inverse, distinct.size
+
+
+#: The tables of the :func:`shared_tables` block in progress: (id, id) -> (y_true, labels, table)
+_TABLES: ContextVar[dict | None] = ContextVar("pairlab_contingency_tables", default=None)
+
+
+@contextmanager
+def shared_tables() -> Iterator[None]:
+    """Inside the block, :func:`contingency` counts each pair of array objects once (purity, ARI
+    and NMI of one :func:`~pairlab.scoring.evaluate` call share one table). The arrays must not
+    change inside the block: they are recognised by identity."""
+    token = _TABLES.set({})
+    try:
+        yield
+    finally:
+        _TABLES.reset(token)
 
 
 def contingency(y_true: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Dense (n_classes, n_clusters) table of counts."""
-    y_true, labels = _check(y_true, labels)
-    yi, n_classes = _codes(y_true)
-    li, n_clusters = _codes(labels)
+    memo = _TABLES.get()
+    key = (id(y_true), id(labels))
+    if memo is not None and key in memo:
+        return memo[key][2].copy()  # a copy: a metric may change its table
+    a, b = _check(y_true, labels)
+    yi, n_classes = _codes(a)
+    li, n_clusters = _codes(b)
     counts = np.bincount(yi * n_clusters + li, minlength=n_classes * n_clusters)
-    return counts.reshape(n_classes, n_clusters).astype(float)
+    table = counts.reshape(n_classes, n_clusters).astype(float)
+    if memo is not None:  # the arrays are kept, so their ids stay theirs while the block lasts
+        memo[key] = (y_true, labels, table.copy())
+    return table
 
 
 def _pair_counts(y_true: np.ndarray, labels: np.ndarray) -> tuple[float, float, float, float]:
@@ -108,10 +161,11 @@ def class_matching(y: np.ndarray, labels: np.ndarray, n_labels: int) -> np.ndarr
     """The true class each label value ``0 .. n_labels-1`` stands for: the best one-to-one
     matching (Hungarian algorithm) of labels to classes; labels left over get the indices after
     the classes, in order. Used to draw every cluster in its class's colour."""
-    classes, yi = np.unique(y, return_inverse=True)
+    classes, yi = unique_codes(y)
     n_classes = classes.size
     labels = np.asarray(labels, dtype=np.intp)
-    labels = np.where(labels < 0, labels + n_labels, labels)  # as np.add.at indexed them
+    if labels.size and labels.min() < 0:
+        labels = np.where(labels < 0, labels + n_labels, labels)  # as np.add.at indexed them
     table = np.bincount(yi * n_labels + labels, minlength=n_classes * n_labels).reshape(
         n_classes, n_labels).astype(float)  # counts, as np.add.at made them (once a frame)
     rows, cols = linear_sum_assignment(-table)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .constraints import Constraints
 from .errors import PairlabError, PluginWarning
+from .metrics import shared_tables
 from .registry import get_registry
 
 __all__ = ["evaluate"]
@@ -25,6 +26,12 @@ def evaluate(labels: np.ndarray, y_true: np.ndarray | None = None,
     """
     if metrics is None:
         metrics = [e.obj for e in get_registry().entries("metrics")]
+    with shared_tables():  # one contingency table for all the metrics of these labels
+        return _evaluate(labels, y_true, constraints, metrics, errors)
+
+
+def _evaluate(labels: np.ndarray, y_true: np.ndarray | None, constraints: Constraints | None,
+              metrics, errors: dict[str, str] | None) -> dict[str, float]:
     out: dict[str, float] = {}
     for m in metrics:
         if m.needs_truth and y_true is None:
@@ -49,5 +56,5 @@ def evaluate(labels: np.ndarray, y_true: np.ndarray | None = None,
         if errors is not None:
             errors[m.name] = message
         warnings.warn(f"metric {m.name!r} failed and was left out: {message}", PluginWarning,
-                      stacklevel=2)
+                      stacklevel=3)  # the caller of evaluate
     return out

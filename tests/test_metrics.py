@@ -65,3 +65,45 @@ def test_contingency_equals_scikit_learn(data, as_float):
     if as_float:
         y = y + 0.5
     assert np.array_equal(contingency(y, c), skm.cluster.contingency_matrix(y, c))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-3, 10**6), min_size=1, max_size=40), st.booleans())
+def test_unique_codes_equals_numpy_unique(values, narrow):
+    from pairlab.metrics import unique_codes
+
+    v = np.asarray(values) % 7 - 2 if narrow else np.asarray(values)  # counting / sorting path
+    distinct, inverse = unique_codes(v)
+    want, want_inverse = np.unique(v, return_inverse=True)
+    assert distinct.dtype == want.dtype and np.array_equal(distinct, want)
+    assert np.array_equal(inverse, want_inverse)
+
+
+def test_evaluate_counts_one_table_for_all_metrics(monkeypatch):
+    """purity, ARI and NMI of one evaluate() share a contingency table (each computing its own
+    took a third of a pane's metrics time); the values are those of each metric alone, and a
+    metric that changes its table changes no other metric's."""
+    import pairlab.metrics as pm
+    from pairlab.metrics import Metric
+    from pairlab.scoring import evaluate
+
+    rng = np.random.default_rng(3)
+    y, c = rng.integers(0, 4, 500), rng.integers(0, 5, 500)
+
+    def spoil(y_true, labels):
+        t = pm.contingency(y_true, labels)
+        t[:] = 0  # must not reach the metrics after it
+        return 0.0
+
+    metrics = [Metric("purity", "", purity), Metric("spoil", "", spoil),
+               Metric("ari", "", adjusted_rand), Metric("nmi", "", nmi)]
+    counted = []
+    codes = pm._codes
+    monkeypatch.setattr(pm, "_codes", lambda v: counted.append(1) or codes(v))
+    got = evaluate(c, y, None, metrics)
+    assert len(counted) == 2  # the truth and the labels, once
+    assert got == {"purity": purity(y, c), "spoil": 0.0, "ari": adjusted_rand(y, c),
+                   "nmi": nmi(y, c)}
+    counted.clear()
+    evaluate(c, y, None, metrics)  # a new call counts again (nothing kept between calls)
+    assert len(counted) == 2 and pm._TABLES.get() is None

@@ -25,6 +25,35 @@ def test_log_normalize_matches_logsumexp_and_survives_far_points():
     assert log_norm[3] == -np.inf and np.all(np.isfinite(post)) and post[3, 0] == 0.25
 
 
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 7, 8, 11])
+def test_row_reduce_has_the_bits_of_numpys_axis_reduction(k):
+    from pairlab.mixture import _row_reduce
+
+    rng = np.random.default_rng(k)
+    a = np.exp(rng.normal(scale=8, size=(3000, k)))  # wide range: the order of additions shows
+    a[5] = -np.inf
+    a[7, 0] = np.nan
+    for ufunc in (np.add, np.maximum):
+        want = ufunc.reduce(a, axis=1)
+        got = _row_reduce(ufunc, a)
+        assert got.tobytes() == want.tobytes()
+    with np.errstate(divide="ignore"):
+        log_p = np.log(np.where(np.isfinite(a), a, 0.0))  # row 5 all -inf, row 7 one
+    m = log_p.max(axis=1)  # log_normalize as written with numpy's reductions
+    empty = ~np.isfinite(m)
+    m[empty] = 0.0
+    shifted = log_p - m[:, None]
+    shifted[shifted < -700.0] = -np.inf
+    want = np.exp(shifted)
+    want[empty] = 1.0
+    total = want.sum(axis=1)
+    want /= total[:, None]
+    want_norm = np.log(total) + m
+    want_norm[empty] = -np.inf
+    post, log_norm = log_normalize(log_p)
+    assert post.tobytes() == want.tobytes() and log_norm.tobytes() == want_norm.tobytes()
+
+
 def test_log_gaussian_matches_scipy():
     from scipy.stats import multivariate_normal
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..metrics import class_matching, unique_codes
 from ..state import State
 
 __all__ = ["point_classes", "slot_mapper"]
@@ -25,7 +26,7 @@ def slot_mapper(labels: np.ndarray, truth: np.ndarray | None = None,
     a class in the same colour; labels left over (and values ``>= n_labels``) get the slots after
     the classes.
     """
-    uniq = np.unique(labels)
+    uniq = unique_codes(labels)[0]  # np.unique's values, by counting for small labels
     small = uniq.size == 0 or uniq.max() < IDENTITY_LABELS
     if small:
         def index(v: np.ndarray) -> np.ndarray:
@@ -35,14 +36,14 @@ def slot_mapper(labels: np.ndarray, truth: np.ndarray | None = None,
             return np.searchsorted(uniq, np.asarray(v)).astype(np.intp)
     if truth is None or uniq.size == 0:
         return index
-    from ..metrics import class_matching
-
     size = max(n_labels, int(index(uniq).max()) + 1)
     perm = class_matching(truth, index(labels), size)
     spare = int(perm.max()) + 1
 
     def matched(v: np.ndarray) -> np.ndarray:
         i = index(v)
+        if i.size and 0 <= i.min() and i.max() < size:  # every value matched: a lookup
+            return perm[i].astype(np.intp)
         return np.where(i < size, perm[np.minimum(i, size - 1)], spare + i - size).astype(np.intp)
 
     return matched

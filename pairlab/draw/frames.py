@@ -15,6 +15,7 @@ import numpy as np
 
 from ..constraints import Constraints
 from ..dataset import Dataset
+from ..metrics import unique_codes
 from ..state import State
 from .classes import point_classes, slot_mapper
 from .geometry import ViewMap, ellipse_curves, link_segments
@@ -110,7 +111,7 @@ def build_frame(dataset: Dataset, constraints: Constraints | None, state: State 
     frame.colour = slot(classes)
     frame.level = saturation_levels(prob, n_cls)
     if truth is not None:
-        _, true_class = np.unique(truth, return_inverse=True)
+        true_class = unique_codes(truth)[1]
         frame.wrong = frame.colour != true_class
         frame.n_true_classes = int(true_class.max()) + 1 if n else 0
     if previous is not None and np.shape(previous.labels) == np.shape(state.labels):

@@ -3,12 +3,14 @@ curves, link segments and hit-testing, as plain arrays (no Qt)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..dataset import Dataset
+from ..memo import FrozenMemo
 
 __all__ = ["ViewMap", "data_bounds", "ellipse_curves", "link_segments", "nearest_point", "nearest_segment",
            "region_bounds"]
@@ -75,13 +77,20 @@ def region_bounds(xy: np.ndarray, margin: float = 0.35) -> tuple[float, float, f
 def ellipse_curves(means: np.ndarray, covs: np.ndarray, sigmas: Sequence[float] = (1.0, 2.0),
                    n_points: int = 72) -> np.ndarray:
     """Closed curves of the ``sigma`` contours of 2-D Gaussians, shape (k, len(sigmas), m, 2)."""
-    t = np.linspace(0, 2 * np.pi, n_points)
-    circle = np.stack([np.cos(t), np.sin(t)])  # (2, m)
+    circle = _unit_circle(n_points)  # (2, m)
     vals, vecs = np.linalg.eigh(covs)  # (k, 2), (k, 2, 2)
     axes = vecs * np.sqrt(np.maximum(vals, 0.0))[:, None, :]  # columns scaled
     unit = np.einsum("kab,bm->kma", axes, circle)  # (k, m, 2)
     s = np.asarray(sigmas, dtype=float)
     return means[:, None, None, :] + s[None, :, None, None] * unit[:, None, :, :]
+
+
+@functools.lru_cache(maxsize=4)
+def _unit_circle(n_points: int) -> np.ndarray:
+    t = np.linspace(0, 2 * np.pi, n_points)
+    circle = np.stack([np.cos(t), np.sin(t)])
+    circle.setflags(write=False)
+    return circle
 
 
 def nearest_point(xy: np.ndarray, x: float, y: float, px: float, py: float,
@@ -111,6 +120,18 @@ def nearest_segment(segments: np.ndarray, x: float, y: float, px: float, py: flo
 
 
 def link_segments(xy: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """The segments (m, 2, 2) from ``xy[a]`` to ``xy[b]`` of the (m, 2) index ``pairs``; for
+    read-only arrays (a data set's view and a Constraints' pairs) kept and returned read-only:
+    every pane of every frame draws the same links."""
     if len(pairs) == 0:
         return np.empty((0, 2, 2))
-    return np.stack([xy[pairs[:, 0]], xy[pairs[:, 1]]], axis=1)
+    return _kept_segments(xy, pairs)
+
+
+def _segments(xy: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    segments = np.stack([xy[pairs[:, 0]], xy[pairs[:, 1]]], axis=1)
+    segments.setflags(write=False)
+    return segments
+
+
+_kept_segments = FrozenMemo(_segments)

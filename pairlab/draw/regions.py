@@ -129,8 +129,11 @@ def colour_regions(grid: RegionGrid, state: State, dataset: Dataset, *, strength
     slots = slot_of(np.arange(k))
     colours = np.array(OKABE_ITO, dtype=float)[slots % len(OKABE_ITO)]
     rgb = grid.proba.reshape(-1, k) @ colours
-    rgb = 255.0 - (255.0 - rgb) * strength
+    np.subtract(255.0, rgb, out=rgb)  # 255 - (255 - rgb) * strength, in place
+    rgb *= strength
+    np.subtract(255.0, rgb, out=rgb)
+    np.clip(np.round(rgb, out=rgb), 0, 255, out=rgb)
     rgba = np.empty((ny, nx, 4), dtype=np.uint8)
-    rgba[..., :3] = np.clip(np.round(rgb), 0, 255).reshape(ny, nx, 3)
+    rgba[..., :3] = rgb.reshape(ny, nx, 3)
     rgba[..., 3] = 255
     return RegionImage(rgba, grid.rect)

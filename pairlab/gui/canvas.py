@@ -76,6 +76,7 @@ class CanvasLayers:
             ax.setTextPen(make_pen((90, 90, 90), 1))
             cache_axis(ax)
         self._xy: np.ndarray | None = None
+        self._xy_sent = 0
         self.regions = _SmoothImage()
         self.regions.setZValue(-100)
         self.exemplar_lines = pg.PlotCurveItem(connect="pairs")
@@ -192,6 +193,7 @@ class CanvasLayers:
         if frame.xy is not self._xy:
             self.scatter.setData(pos=frame.xy, size=s.point_size)
             self._xy = frame.xy
+            self._xy_sent += 1  # the marks compare this, not 5,000 positions, every frame
         colour = frame.colour
         has = colour >= 0
         brush = np.where(has, (colour % _N_COLOURS) * N_LEVELS + frame.level, len(self._brushes) - 1)
@@ -302,7 +304,7 @@ class CanvasLayers:
             if not on or mask is None or not mask.any():
                 item.setVisible(False)
                 continue
-            if self._changed(f"marks{id(item)}", mask, frame.xy, s.point_size):
+            if self._changed(f"marks{id(item)}", mask, self._xy_sent, s.point_size):
                 item.setData(pos=frame.xy[mask], **kwargs)
             item.setVisible(True)
 

@@ -299,10 +299,10 @@ class Presentation(Controller):
                 view.objective.clear_values()
                 view.objective.show_metric(np.empty(0), np.empty(0), "", 0)
             self._show_trails(view, pane, latest)
-            view.header.setText(self._header(pane))
-            tip = " ".join(x for x in (pane.title, self.lab.chosen_params(pane), pane.status(),
-                                       pane.ignored_note()) if x)
-            if view.header.toolTip() != tip:  # setToolTip sends an event even when unchanged
+            chosen, note = self.lab.chosen_params(pane), pane.ignored_note()
+            view.header.setText(self._header(pane, chosen, note))
+            tip = " ".join(x for x in (pane.title, chosen, pane.status(), note) if x)
+            if tip != view.header.toolTip():  # setToolTip sends an event even when unchanged
                 view.header.setToolTip(tip)
             words = objective_in_words(state)  # e.g. DP-means: distortion + λ × clusters
             view.metrics_line.set_text(self._metrics_text(lab.metrics(pane, t), titles)
@@ -345,13 +345,13 @@ class Presentation(Controller):
         view.trails.show(mean_trails(states, self.lab.view_map, self.lab.dataset.n_features),
                          colours)
 
-    def _header(self, pane: Pane) -> str:
+    def _header(self, pane: Pane, chosen: str, note: str) -> str:
+        """The pane's title line: its title with ``chosen`` (``Lab.chosen_params``), status and
+        ``note`` (``Pane.ignored_note``)."""
         size = self.canvas_style.title_size + 1
-        chosen = self.lab.chosen_params(pane)
         title = pane.title + (f" ({chosen})" if chosen else "")
         status = pane.status()
         colour = "#b00020" if pane.error else ("#0a7d32" if "converged" in status else "#555")
-        note = pane.ignored_note()
         note = f"&nbsp;&nbsp;<span style='color:#8a5a00'>{html_escape(note)}</span>" if note else ""
         return (f"<span style='font-size:{size}pt'><b>{html_escape(title)}</b></span>"
                 f"&nbsp;&nbsp;<span style='color:{colour}'>{html_escape(status)}</span>{note}")
