@@ -16,6 +16,7 @@ trial).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -29,6 +30,8 @@ from typing import Any, NamedTuple
 __all__ = ["Recorded", "StoreWriter", "TrialStore"]
 
 _SUFFIX = ".trial"
+#: ``json.dumps(v, sort_keys=True)`` without building an encoder each call (the same text)
+_SORTED_JSON = json.JSONEncoder(sort_keys=True)
 
 
 class Recorded(NamedTuple):
@@ -92,8 +95,8 @@ class TrialStore:
         """The file's bytes for ``value`` and the value as it will read back (what :meth:`put`
         returns), without touching the disk."""
         if encoding == "json":
-            payload = json.dumps(value, sort_keys=True, allow_nan=True).encode()
-            back = json.loads(payload)
+            text = _SORTED_JSON.encode(value)
+            payload, back = text.encode(), json.loads(text)
         elif encoding == "pickle":
             payload = pickle.dumps(value, protocol=4)
             back = pickle.loads(payload)
@@ -103,14 +106,19 @@ class TrialStore:
                                   "sha256": hashlib.sha256(payload).hexdigest()}
         if took is not None:
             header["wall_seconds"], header["cpu_seconds"] = _seconds(took.wall), _seconds(took.cpu)
-        return json.dumps(header, sort_keys=True).encode() + b"\n" + payload, back
+        return _SORTED_JSON.encode(header).encode() + b"\n" + payload, back
 
     def write(self, key: str, data: bytes) -> None:
         """Write a trial file's bytes atomically: a temporary file in the same folder, renamed.
 
-        Four system calls (open, write, close, rename) and a ``mkdir`` once per folder: on the
-        engine's background thread each call hands the GIL back and forth with the trial
-        running beside it, so fewer calls cost the trials less (docs/sweeps.md, Measured).
+        Five system calls (open, write, close, unlink, rename) and a ``mkdir`` once per folder:
+        on the engine's background thread each call hands the GIL back and forth with the trial
+        running beside it, so fewer calls cost the trials less (docs/sweeps.md, Measured). The
+        file a trial had (``fresh``) is unlinked before the rename: on ext4 a rename that
+        replaces a file starts writing the new file to disk at once (``auto_da_alloc``), 2.3-2.6 ms
+        of wall and 0.26-0.29 ms of CPU a file against 0.18-0.26 and 0.10-0.14 ms with the unlink
+        (docs/sweeps.md, Measured). The name holds the old whole file, then none, then the new
+        whole file; never part of one.
         """
         path = self.path(key)
         folder = path.parent
@@ -132,6 +140,8 @@ class TrialStore:
                     view = view[os.write(fd, view):]
             finally:
                 os.close(fd)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)  # see the docstring: a rename must not replace a file
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
