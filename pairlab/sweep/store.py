@@ -200,9 +200,9 @@ class StoreWriter:
     """Writes a store's trial files on one background thread, at most ``behind`` files behind.
 
     :meth:`put` encodes the value and returns it as read back at once; the file is written while
-    the next trial runs (its time is mostly spent waiting for the file system: 3.5-4.5 ms of
-    wall time for 0.7-1 ms of CPU a file on this machine's ext4 under load, measured in
-    docs/sweeps.md). A put that finds ``behind`` writes pending waits for the oldest, so a crash
+    the next trial runs (the engine does so when trials run in other processes; with trials in
+    this thread it uses ``behind=0``: a writer thread beside a running trial cost it more than
+    the write, docs/sweeps.md). A put that finds ``behind`` writes pending waits for the oldest, so a crash
     of this process loses at most ``behind`` finished trials besides those running (a rerun
     computes them again); ``behind=0`` writes synchronously. :meth:`close` waits for every write
     and raises the first write error (a full disk stops the run, as a synchronous write would).
