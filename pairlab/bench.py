@@ -2,9 +2,10 @@
 
 A benchmark case times one unit of work (usually one iteration) of a subject and of a reference on
 the same data in the same process, their samples interleaved, and reports the median times and
-their ratio against the goal the issue tracker set. Cases live in ``pairlab/benchcases/<topic>.py``
-modules, each defining ``cases(quick: bool) -> list[BenchCase]``. Scaling runs time one step of
-every registered algorithm at several sizes and fit the growth exponent in n.
+the median of the per-round ratios against the goal the issue tracker set. Cases live in
+``pairlab/benchcases/<topic>.py`` modules, each defining ``cases(quick: bool) ->
+list[BenchCase]``. Scaling runs time one step of every registered algorithm at several sizes and
+fit the growth exponent in n.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ import numpy as np
 
 from .argtypes import positive_int
 
-__all__ = ["BenchCase", "discover_cases", "machine_info", "run_case", "scaling", "time_call",
-           "time_pair"]
+__all__ = ["BenchCase", "discover_cases", "machine_info", "pair_ratio", "pair_samples", "run_case",
+           "scaling", "time_call", "time_pair"]
 
 
 @dataclass
@@ -79,12 +80,14 @@ def time_call(fn: Callable[[], object], *, repeats: int = 5, warmup: int = 1,
     return statistics.median(samples)
 
 
-def time_pair(subject: Callable[[], object], reference: Callable[[], object], *, repeats: int = 5,
-              warmup: int = 1, min_time: float = 0.0) -> tuple[float, float]:
-    """Median wall times of ``subject()`` and ``reference()``, their samples interleaved.
+def pair_samples(subject: Callable[[], object], reference: Callable[[], object], *, repeats: int = 5,
+                 warmup: int = 1, min_time: float = 0.0) -> tuple[list[float], list[float]]:
+    """Wall times of ``subject()`` and ``reference()`` in ``repeats`` rounds of one sample each.
 
-    Each round times one sample of each (looped to ``min_time`` as in :func:`time_call`), so a
-    change of load on a shared machine hits both sides alike.
+    Rounds alternate which side goes first (subject, reference; reference, subject; ...), so the
+    side effects of one (files it leaves for the kernel to write, garbage) and a drift of the
+    machine's load fall on both sides alike. Short calls are looped to ``min_time`` as in
+    :func:`time_call`.
     """
     for _ in range(warmup):
         subject()
@@ -98,13 +101,32 @@ def time_pair(subject: Callable[[], object], reference: Callable[[], object], *,
             n = max(1, int(min_time / max(time.perf_counter() - start, 1e-9)))
         loops.append(n)
     samples: tuple[list[float], list[float]] = ([], [])
-    for _ in range(repeats):
-        for fn, n, out in zip((subject, reference), loops, samples, strict=True):
+    sides = list(zip((subject, reference), loops, samples, strict=True))
+    for r in range(repeats):
+        for fn, n, out in (sides if r % 2 == 0 else sides[::-1]):
             start = time.perf_counter()
             for _ in range(n):
                 fn()
             out.append((time.perf_counter() - start) / n)
-    return statistics.median(samples[0]), statistics.median(samples[1])
+    return samples
+
+
+def time_pair(subject: Callable[[], object], reference: Callable[[], object], *, repeats: int = 5,
+              warmup: int = 1, min_time: float = 0.0) -> tuple[float, float]:
+    """Median wall times of ``subject()`` and ``reference()``, their samples interleaved
+    (:func:`pair_samples`)."""
+    s, r = pair_samples(subject, reference, repeats=repeats, warmup=warmup, min_time=min_time)
+    return statistics.median(s), statistics.median(r)
+
+
+def pair_ratio(subject: list[float], reference: list[float]) -> float:
+    """The bench's ratio: the median over rounds of subject / reference within the round.
+
+    The two samples of a round ran one right after the other, under nearly the same load; a
+    ratio of the two medians instead may divide a sample from a busy minute by one from a quiet
+    one (docs/sweeps.md, Measured: the estimators compared on the same samples).
+    """
+    return statistics.median(s / r for s, r in zip(subject, reference, strict=True))
 
 
 def discover_cases(quick: bool, only: str | None = None) -> tuple[list[BenchCase], list[str]]:
@@ -141,9 +163,13 @@ def run_case(case: BenchCase, *, repeats: int, min_time: float) -> dict[str, Any
     warmup = 0 if case.repeats is not None else 1
     try:
         if case.reference is not None:
-            entry["median_seconds"], entry["reference_seconds"] = time_pair(
-                case.subject, case.reference, repeats=repeats, warmup=warmup, min_time=min_time)
-            entry["ratio"] = entry["median_seconds"] / entry["reference_seconds"]
+            subject, reference = pair_samples(case.subject, case.reference, repeats=repeats,
+                                              warmup=warmup, min_time=min_time)
+            entry["median_seconds"] = statistics.median(subject)
+            entry["reference_seconds"] = statistics.median(reference)
+            entry["ratio"] = pair_ratio(subject, reference)
+            entry["ratio_of_medians"] = entry["median_seconds"] / entry["reference_seconds"]
+            entry["samples"] = {"subject": subject, "reference": reference}
         else:
             entry["median_seconds"] = time_call(case.subject, repeats=repeats, warmup=warmup,
                                                 min_time=min_time)

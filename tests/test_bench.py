@@ -1,11 +1,12 @@
 import json
+import statistics
 import subprocess
 import sys
 import time
 
 import pytest
 
-from pairlab.bench import BenchCase, discover_cases, run_case, time_call, time_pair
+from pairlab.bench import BenchCase, discover_cases, pair_ratio, run_case, time_call, time_pair
 from pairlab.cli import main
 
 
@@ -32,7 +33,17 @@ def test_run_case_ratio_and_goal():
 def test_time_pair_interleaves_the_samples():
     calls = []
     s, r = time_pair(lambda: calls.append("s"), lambda: calls.append("r"), repeats=3, warmup=1)
-    assert "".join(calls) == "srsrsrsr" and s > 0 and r > 0
+    assert "".join(calls) == "sr" + "sr" "rs" "sr" and s > 0 and r > 0  # warm-up, then alternating
+
+
+def test_the_ratio_is_the_median_of_the_rounds_ratios():
+    # round 2 ran in a busy moment, its subject more so: the ratio of medians says 2.4, the rounds 2.0
+    assert pair_ratio([2.0, 2.0, 6.0, 4.0], [1.0, 1.0, 1.5, 2.0]) == 2.0
+    assert statistics.median([2.0, 2.0, 6.0, 4.0]) / statistics.median([1.0, 1.0, 1.5, 2.0]) == 2.4
+    entry = run_case(BenchCase("p", lambda: None, lambda: None, "-", 1, 1, 1, 0), repeats=3,
+                     min_time=0)
+    assert len(entry["samples"]["subject"]) == len(entry["samples"]["reference"]) == 3
+    assert entry["ratio"] == pair_ratio(entry["samples"]["subject"], entry["samples"]["reference"])
 
 
 def test_case_repeats_and_info_reach_the_entry():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -129,3 +130,44 @@ def test_dask_chunk_sizes(per_trial, remaining, workers, size):
     ex = DaskExecutor.__new__(DaskExecutor)
     ex.workers = workers
     assert ex._chunk_size(per_trial, remaining) == size
+
+
+_SEEN: list[bool] = []
+
+
+def _previous_on_disk(root: str, previous: str | None) -> int:
+    _SEEN.append(previous is None or previous in TrialStore(root))
+    return len(_SEEN)
+
+
+def test_trials_in_this_thread_find_the_previous_trial_on_disk(tmp_path):
+    """--jobs 1: each file is written before the next trial starts (no writer thread beside it)."""
+    _SEEN.clear()
+    keys = [f"k{i:03d}" for i in range(6)]
+    tasks = [Task(k, _previous_on_disk, (str(tmp_path), keys[i - 1] if i else None))
+             for i, k in enumerate(keys)]
+
+    class Slow(TrialStore):  # a writer thread would still be in here when the next trial starts
+        def write(self, key, data):
+            time.sleep(0.05)
+            super().write(key, data)
+
+    run_tasks(tasks, Slow(tmp_path), progress=None)
+    assert _SEEN == [True] * 6
+
+
+def test_a_rewritten_trial_file_is_unlinked_before_the_rename(tmp_path, monkeypatch):
+    """ext4 writes a file to disk at once when a rename replaces another (docs/sweeps.md)."""
+    import os
+
+    store = TrialStore(tmp_path)
+    store.put("key", {"v": 1})
+    replaced, real = [], os.replace
+
+    def spy(src, dst):
+        replaced.append(os.path.exists(dst))
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", spy)
+    store.put("key", {"v": 2})
+    assert replaced == [False] and store.get("key") == (True, {"v": 2})

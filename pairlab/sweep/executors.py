@@ -101,6 +101,9 @@ class Executor:
 
     name = "executor"
     workers = 1
+    #: the trials run in the calling thread (the engine then writes each trial's file in line:
+    #: a writer thread would take the GIL from the trial)
+    in_process = False
 
     def run(self, tasks: Sequence[Task]) -> Outcomes:
         raise NotImplementedError
@@ -125,6 +128,7 @@ class SerialExecutor(Executor):
     """Tasks one after the other in this process (``--jobs 1``)."""
 
     name = "this process"
+    in_process = True
 
     def run(self, tasks: Sequence[Task]) -> Outcomes:
         with blas_limits():

@@ -187,6 +187,15 @@ class Cell:
                 "link_seed": derive_seed(seed, links, trial),
                 "fit_seed": derive_seed(seed, fit, trial)}
 
+    def seeds_of_trials(self, seed: int, trials: int,
+                        names: tuple[str, str, str] | None = None) -> list[dict[str, int]]:
+        """:meth:`seeds` of trials ``0 .. trials - 1``, the same numbers computed all at once."""
+        from .seeds import trial_seeds
+
+        data, links, fit = names or self.seed_names()
+        columns = [trial_seeds(seed, what, range(trials)) for what in (data, links, fit)]
+        return [{"data_seed": d, "link_seed": k, "fit_seed": f} for d, k, f in zip(*columns, strict=True)]
+
 
 @dataclass(frozen=True)
 class SweepSpec:

@@ -77,9 +77,8 @@ def sweep_tasks(spec: SweepSpec) -> tuple[list[Task], list[tuple[Cell, str, int,
     """One engine task per (cell, trial), in table order, and what each row needs."""
     tasks, meta = [], []
     for cell in spec.cells():
-        key, names = cell_key(spec, cell), cell.seed_names()
-        for t in range(spec.trials):
-            seeds = cell.seeds(spec.seed, t, names)
+        key = cell_key(spec, cell)
+        for t, seeds in enumerate(cell.seeds_of_trials(spec.seed, spec.trials)):
             tasks.append(Task(f"{key}-{t:05d}", run_active_trial if cell.strategy else run_trial,
                               (cell, t, seeds, list(spec.metrics), spec.max_iter),
                               f"{cell.method} on {cell.dataset}, trial {t}"))

@@ -75,7 +75,16 @@ def write_csv(rows: Sequence[dict[str, Any]], cols: Sequence[str]) -> str:
         out = []
         for c in cols:
             value = row.get(c)
-            if isinstance(value, dict | list | tuple):
+            kind = type(value)  # the common exact types first: what _text gives, sooner
+            if kind is str:
+                out.append(value)
+            elif kind is float:
+                out.append(repr(value))
+            elif value is None:
+                out.append("")
+            elif kind is int:
+                out.append(str(value))
+            elif isinstance(value, dict | list | tuple):
                 text = shared.get(id(value))
                 if text is None:
                     text = shared[id(value)] = _text(value)
