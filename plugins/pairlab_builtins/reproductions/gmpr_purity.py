@@ -376,8 +376,10 @@ class Fig7(PurityVsLinks):
                    "with EM-PC (posterior constraints, em-pc) as the paper has it.")
     kind = "cannot"
     methods = FIG7_METHODS
-    run_time = ("Measured: 54.6 min wall for the 100 default trials with --jobs 2 at load 7-16, "
-                "1,295 s CPU in the trials (EM-PC at 256 cannot-links is the slow part).")
+    run_time = ("Measured: 30.4 min wall, 1,426 s CPU in the 100 default trials on a 2-worker "
+                "LocalCluster (pairlab reproduce --all --check --scheduler local --jobs 2 on commit "
+                "411aced, 2026-11-27, load 3-14 on 2 shared cores); EM-PC at 256 cannot-links is the slow"
+                " part.")
 
 
 class Fig4(PurityVsLinks):

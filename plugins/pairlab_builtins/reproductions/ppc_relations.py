@@ -197,10 +197,9 @@ class PPCRelations(Reproduction):
 
     paper = PAPER
     default_trials = 100  # the paper averages 100 realisations (section 5.1.3)
-    run_time = ("Estimated from a tenth: 10 of the 100 realisations of ppc-fig6 took 163 s wall, "
-                "40 s CPU (pairlab reproduce ppc-fig6 --trials 10 --check --jobs 1 --fresh, load "
-                "12.5-13.5 on 2 shared cores), so the default takes about 27 min at that load and "
-                "7 min of CPU; ppc-fig7 to ppc-fig9 are of the same size.")
+    run_time = ("Measured: ppc-fig6 to ppc-fig9 took 155-208 s wall, 190-266 s CPU each for the 100 "
+                "default realisations on a 2-worker LocalCluster (pairlab reproduce --all --check "
+                "--scheduler local --jobs 2 on commit 411aced, 2026-11-27, load 3-14 on 2 shared cores).")
     quick_trials = 2
     which: str = "artificial"
     view: str = "accuracy"  # or "delta": PPC minus constrained EM
