@@ -14,20 +14,14 @@ import time
 from threadpoolctl import threadpool_limits
 
 
-def main(panes: int, n: int, frames: int) -> None:
-    from PySide6 import QtWidgets
-
-    from pairlab.benchcases import gui
-
-    gui._frame(n, max(n // 100, 2), gui.THREE_PANES if panes == 3 else ("gmm",))
-    window = gui._KEEP[-1]
-    lab = window.lab
-    app = QtWidgets.QApplication.instance()
-    iterations = itertools.cycle(range(1, lab.max_index + 1))
+def frame_timer(window, app):
+    """A callable showing the next iteration in ``window`` as the bench does; it returns the
+    refresh's and the painting's CPU seconds and the frame's wall seconds."""
+    iterations = itertools.cycle(range(1, window.lab.max_index + 1))
 
     def one() -> tuple[float, float, float]:
         t = next(iterations)
-        for pane in lab.panes:
+        for pane in window.lab.panes:
             pane.cache.clear()  # as the bench: an iteration never shown before
         c0, w0 = time.process_time(), time.perf_counter()
         window.seek(t)
@@ -35,6 +29,16 @@ def main(panes: int, n: int, frames: int) -> None:
         app.processEvents()
         return c1 - c0, time.process_time() - c1, time.perf_counter() - w0
 
+    return one
+
+
+def main(panes: int, n: int, frames: int) -> None:
+    from PySide6 import QtWidgets
+
+    from pairlab.benchcases import gui
+
+    gui._frame(n, max(n // 100, 2), gui.THREE_PANES if panes == 3 else ("gmm",))
+    one = frame_timer(gui._KEEP[-1], QtWidgets.QApplication.instance())
     for _ in range(4):
         one()
     runs = [one() for _ in range(frames)]

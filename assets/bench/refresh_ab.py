@@ -126,23 +126,12 @@ def main(base: Path, frames: int, blocks: int, lab: bool = False) -> None:
 
     gui._frame(5000, 50, gui.THREE_PANES)
     window = gui._KEEP[-1]
-    lab = window.lab
-    app = QtWidgets.QApplication.instance()
     shown = window.presentation  # the Ask menu wrapped its bound draw: look the class's up
     shown.draw = window.suggest._wrap(lambda **kw: type(shown).draw(shown, **kw),
                                       window.suggest._ring)
-    iterations = itertools.cycle(range(1, lab.max_index + 1))
+    from frame_split import frame_timer  # this folder: the script's own path
 
-    def one() -> tuple[float, float, float]:
-        t = next(iterations)
-        for pane in lab.panes:
-            pane.cache.clear()  # as the bench: an iteration never shown before
-        c0, w0 = time.process_time(), time.perf_counter()
-        window.seek(t)
-        c1 = time.process_time()
-        app.processEvents()
-        return c1 - c0, time.process_time() - c1, time.perf_counter() - w0
-
+    one = frame_timer(window, QtWidgets.QApplication.instance())
     report(one, new, old, frames, blocks)
 
 
