@@ -359,6 +359,12 @@ def _run(args: argparse.Namespace) -> int:
               f"{case.reference_name}{flag}")
         if entry.get("info"):
             print(" " * 40 + ", ".join(f"{k} {v}" for k, v in entry["info"].items()))
+        of_medians = entry.get("ratio_of_medians")
+        if of_medians is not None and abs(of_medians / entry["ratio"] - 1) > 0.02:
+            # the ratio column is the median of the rounds' ratios (pair_ratio): say when the two
+            # medians beside it would give another number
+            print(" " * 40 + f"ratio = median of the rounds' ratios; the medians' ratio is "
+                             f"{of_medians:.2f}")
     for err in errors:
         print(f"case module failed: {err}", file=sys.stderr)
     scale = [] if args.no_scaling else scaling(args.quick, args.only)
