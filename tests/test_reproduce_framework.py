@@ -395,3 +395,17 @@ def test_a_default_run_announces_its_measured_time_before_it_starts(capsys, monk
     with pytest.raises(Stop):
         cli.main(["reproduce", "ppc-fig10", "--out", "/nonexistent-never-written"])
     assert ppc10.run_time in capsys.readouterr().err
+
+
+def test_a_measured_time_names_no_other_recipe():
+    """A recipe's announced time is its own: a subclass (shental-fig7 of shental-fig5) must not
+    inherit a measurement of its parent that names the parent's command."""
+    import re
+
+    from pairlab.registry import get_registry
+
+    reg = get_registry()
+    names = set(reg.names("reproductions"))
+    for name in names:
+        said = names & set(re.findall(r"pairlab reproduce ([\w-]+)", reg.reproduction(name).run_time))
+        assert said <= {name}, f"{name}'s run_time names the command of {sorted(said - {name})}"
