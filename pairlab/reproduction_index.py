@@ -3,7 +3,10 @@
 One section per paper, one block per recipe: its figure next to its claims table (held / not held,
 the measured value, the paper's value where it prints one), the findings (every claim that did not
 hold, and the recipe's notes), the timing and the provenance, with links to the recipe's JSON, CSV
-and SVG. Recipes that could not run (missing data, a missing plugin) are listed with the reason.
+and SVG. A table of times near the top gives each recipe's trials, their CPU seconds (those run
+now and the recorded time of those reused from the store), the trials' summed wall seconds and
+the recipe's wall seconds in this command, with the totals (issue 37). Recipes that could not
+run (missing data, a missing plugin) are listed with the reason.
 
 The HTML is one self-contained file (inline style, no script) that refers to the figures by
 relative paths, so the output folder opens in a browser without a server and can be moved whole.
@@ -117,6 +120,35 @@ def trial_cpu_text(engine: dict[str, Any]) -> str:
     return f"trials {cpu:.1f} s CPU ({engine.get('ran', '?')} run, {stored} reused{without})"
 
 
+def _time_rows(entries: Sequence[IndexEntry]) -> list[tuple[str, ...]]:
+    """Rows of the times table: recipe, trials (run / reused), trials' CPU, trials' summed wall,
+    the recipe's wall in this command; a last row of totals. CPU and summed wall count the
+    recorded times of reused trials (a store resumed in a later session keeps them), so a
+    resumed run's totals still say what the whole computation cost."""
+    rows, total = [], [0, 0, 0.0, 0.0, 0.0]
+    for e in entries:
+        if e.doc is None:
+            continue
+        eng, wall = e.doc.get("engine", {}), e.doc.get("provenance", {}).get("wall_seconds", 0.0)
+        ran, stored = int(eng.get("ran", 0) or 0), int(eng.get("stored", 0) or 0)
+        cpu = eng.get("trial_cpu_seconds", 0.0) + eng.get("reused_trial_cpu_seconds", 0.0)
+        summed = eng.get("trial_wall_seconds", 0.0) + eng.get("reused_trial_wall_seconds", 0.0)
+        untimed = int(eng.get("reused_without_time", stored) or 0)
+        mark = f" ({untimed} without a recorded time)" if untimed else ""
+        rows.append((e.name, f"{ran} / {stored}{mark}", f"{cpu:,.1f}", f"{summed:,.1f}",
+                     f"{wall:,.1f}"))
+        for i, v in enumerate((ran, stored, cpu, summed, wall)):
+            total[i] += v
+    if rows:
+        rows.append(("total", f"{total[0]} / {total[1]}", f"{total[2]:,.1f}", f"{total[3]:,.1f}",
+                     f"{total[4]:,.1f}"))
+    return rows
+
+
+TIME_COLUMNS = ("recipe", "trials run / reused", "trials' CPU (s)", "trials' wall, summed (s)",
+                "recipe's wall in this command (s)")
+
+
 def _provenance_line(doc: dict[str, Any]) -> str:
     p = doc.get("provenance", {})
     eng = doc.get("engine", {})
@@ -201,7 +233,24 @@ def _html(entries: Sequence[IndexEntry], header: dict[str, Any]) -> str:
             f"<p>{ran} recipe(s) ran, {skipped} skipped; "
             f"{held} of {total} claims of the papers held on our numbers. A claim that does not "
             f"hold is a finding (docs/reproductions.md discusses each).</p>\n"
-            f'<p class="small">{meta}</p>\n<ul>{toc}</ul>\n{body}</body></html>\n')
+            f'<p class="small">{meta}</p>\n<ul>{toc}</ul>\n{_html_times(entries)}{body}'
+            "</body></html>\n")
+
+
+def _html_times(entries: Sequence[IndexEntry]) -> str:
+    rows = _time_rows(entries)
+    if not rows:
+        return ""
+    h = html.escape
+    head = "".join(f"<th>{h(c)}</th>" for c in TIME_COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{h(v)}</td>" for v in row) + "</tr>" for row in rows)
+    return (f'<h2 id="times">Times</h2>\n<p class="small">{h(TIMES_NOTE)}</p>\n'
+            f'<table class="times"><tr>{head}</tr>{body}</table>\n')
+
+
+TIMES_NOTE = ("Trials' CPU and summed wall include the recorded times of trials reused from the "
+              "store (run in an earlier command); the recipe's wall is this command's (starting "
+              "the executor, the trials it ran, the summary and the figures).")
 
 
 def _banner(entries: Sequence[IndexEntry], header: dict[str, Any]) -> str:
@@ -254,6 +303,13 @@ def _markdown(entries: Sequence[IndexEntry], header: dict[str, Any]) -> str:
     out = ["# pairlab reproductions", "", *banner,
            f"{ran} recipe(s) ran, {skipped} skipped; {held} of {total} claims of the papers held "
            "on our numbers.", "", "; ".join(f"{k}: {v}" for k, v in header.items()), ""]
+    if rows := _time_rows(entries):
+        out += ["## Times", "", TIMES_NOTE, "", "| " + " | ".join(TIME_COLUMNS) + " |",
+                "|" + "---|" * len(TIME_COLUMNS)]
+        for r in rows:
+            name = "**total**" if r is rows[-1] else f"`{r[0]}`"
+            out.append(f"| {name} | " + " | ".join(r[1:]) + " |")
+        out.append("")
     for paper, group in _papers(entries).items():
         out += [f"## {paper}", ""] + [_md_entry(e, header) for e in group]
     return "\n".join(out)

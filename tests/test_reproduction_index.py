@@ -71,3 +71,27 @@ def test_the_run_line_counts_the_recorded_cpu_time_of_reused_trials(tmp_path):
     doc["engine"] = {"ran": 4, "stored": 0, "trial_cpu_seconds": 1.25, "executor": "x"}
     page, _md = (p.read_text() for p in write_index(tmp_path, [e]))
     assert "trials 1.2 s CPU (4 run, 0 reused), executor x" in page
+
+
+def test_the_times_table_gives_each_recipe_and_the_totals_with_reused_trials_counted(tmp_path):
+    """Issue 37: total wall and CPU per recipe on the page, also for a gallery resumed from its
+    store in a later session (the reused trials' recorded times count)."""
+    a, b = _doc(False), _doc(False)
+    a["engine"] = {"ran": 2, "stored": 3, "trial_cpu_seconds": 1.5, "trial_wall_seconds": 2.0,
+                   "reused_trial_cpu_seconds": 10.0, "reused_trial_wall_seconds": 12.0,
+                   "reused_without_time": 0}
+    a["provenance"]["wall_seconds"] = 7.25
+    b["engine"] = {"ran": 4, "stored": 0, "trial_cpu_seconds": 3.0, "trial_wall_seconds": 3.5}
+    b["provenance"]["wall_seconds"] = 5.0
+    entries = [IndexEntry("ra", "A", "P", "ra", doc=a), IndexEntry("rb", "B", "P", "rb", doc=b),
+               IndexEntry("rc", "C", "P", "rc", skipped="no data")]
+    page, md = (p.read_text() for p in write_index(tmp_path, entries))
+    assert "<td>ra</td><td>2 / 3</td><td>11.5</td><td>14.0</td><td>7.2</td>" in page
+    assert "<td>rb</td><td>4 / 0</td><td>3.0</td><td>3.5</td><td>5.0</td>" in page
+    assert "<td>total</td><td>6 / 3</td><td>14.5</td><td>17.5</td><td>12.2</td>" in page
+    assert "| `ra` | 2 / 3 | 11.5 | 14.0 | 7.2 |" in md and "| **total** | 6 / 3 | 14.5 | 17.5 | 12.2 |" in md
+    assert "rc" not in md.split("## Times")[1].split("## P")[0]  # a skipped recipe has no times
+    # a JSON written before reused trials' times were recorded says so
+    a["engine"].pop("reused_without_time")
+    page, _md = (p.read_text() for p in write_index(tmp_path, entries))
+    assert "<td>2 / 3 (3 without a recorded time)</td>" in page

@@ -765,7 +765,7 @@ def test_all_writes_an_index_whose_links_and_images_resolve(tmp_path, capsys):
     assert set(names) <= parser.ids
     assert "2 recipe(s) ran, 2 skipped" in page
     # per paper: the figure comes before (beside) its claims table, then findings and provenance
-    gmpr = page.index("Yu, Elhabian")
+    gmpr = page.index("<h2>Yu, Elhabian")  # the paper's section (the header names it too)
     assert gmpr < page.index('src="fig8/fig8.png"') < page.index("<table", gmpr)
     assert "NOT HELD" in page and "Not held: a value exceeds 1" in page
     assert "skipped: no --data-dir given (looked for nothing.csv)" in page and "Nobody (2024)" in page
