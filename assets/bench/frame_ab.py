@@ -1,0 +1,69 @@
+"""The bench's three-pane frame with one of the frame3 branch's changes switched off and on in
+turn, in ONE process (the machine's load swings more between processes than a change).
+
+Each switch puts back the code before the change (``before``) or this checkout's (``after``) for
+blocks of frames: before, after, before, after, ... and prints the medians of each block and of
+all frames per side (``frame_split.frame_timer``: refresh and painting CPU, wall).
+
+Run: ``python assets/bench/frame_ab.py SWITCH [frames per block] [blocks per side]`` with SWITCH
+one of the names in ``SWITCHES`` (``all``: every switch at once).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from threadpoolctl import threadpool_limits
+
+
+def _bounds(window, on: bool) -> None:
+    """LeanScatter's bounding rectangle on a miss: pyqtgraph's (before) or the lean one."""
+    import pyqtgraph as pg
+
+    from pairlab.gui import lean_items
+
+    cls = lean_items.LeanScatter
+    if "_lean_bounding_rect" not in vars(cls):
+        cls._lean_bounding_rect = cls._bounding_rect
+    cls._bounding_rect = cls._lean_bounding_rect if on else pg.ScatterPlotItem.boundingRect
+
+
+def _noindex(window, on: bool) -> None:
+    """The views' scenes without an item index (on) or with Qt's default BSP tree (before)."""
+    from PySide6 import QtWidgets
+
+    method = QtWidgets.QGraphicsScene.ItemIndexMethod
+    for view in window.findChildren(QtWidgets.QGraphicsView):
+        view.scene().setItemIndexMethod(method.NoIndex if on else method.BspTreeIndex)
+
+
+SWITCHES = {"bounds": _bounds, "noindex": _noindex}
+
+
+def main(names: list[str], frames: int, blocks: int) -> None:
+    from PySide6 import QtWidgets
+
+    from pairlab.benchcases import gui
+
+    gui._frame(5000, 50, gui.THREE_PANES)
+    window = gui._KEEP[-1]
+    from frame_split import frame_timer  # this folder: the script's own path
+    from refresh_ab import report
+
+    def switch(on: bool) -> None:
+        for name in names:
+            SWITCHES[name](window, on)
+        for view in window.findChildren(QtWidgets.QGraphicsView):
+            view.viewport().update()  # the next frames start from a full window either way
+
+    one = frame_timer(window, QtWidgets.QApplication.instance())
+    report(one, {"on": True}, {"on": False}, frames, blocks, install=lambda side: switch(side["on"]))
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if not args or not (args[0] in SWITCHES or args[0] == "all"):
+        sys.exit(__doc__)
+    with threadpool_limits(1):
+        main(list(SWITCHES) if args[0] == "all" else [args[0]],
+             *[int(a) for a in args[1:3]] + [20, 5][len(args[1:3]):])
