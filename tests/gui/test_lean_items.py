@@ -207,3 +207,42 @@ def test_restyled_and_moved_points_draw_what_pyqtgraph_draws(qtbot):
     for _, item in views:
         item.setSize(12)
     same()
+
+
+def test_few_points_bounding_rect_is_pyqtgraphs(qtbot):
+    """A few points' bounding rectangle (a marker, the means: taken in Python, the pixel
+    padding kept per view transform) equals pyqtgraph's after moves, new sizes, NaN and a zoom."""
+    view = pg.PlotWidget(background="w")
+    qtbot.addWidget(view)
+    view.resize(300, 240)
+    view.show()
+    item = LeanScatter(pxMode=True, size=9)
+    item.setData(pos=[(0.5, -1.0), (2.0, 0.25), (-1.5, 3.0), (0.0, 0.0)])
+    view.addItem(item)
+    view.getPlotItem().setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
+    _grab(view)
+
+    def check() -> None:
+        rect = item.boundingRect()
+        bounds, item.bounds = item.bounds, [None, None]
+        try:
+            expected = pg.ScatterPlotItem.boundingRect(item)
+        finally:
+            item.bounds = bounds
+        assert rect == expected
+        assert rect.width() > 0 and rect.height() > 0
+        assert item.boundingRect() == expected  # kept
+
+    check()
+    item.move_points([1.0, -2.0, 3.5, 0.25], [0.5, 0.5, -3.0, 2.0])
+    check()
+    item.move_points([1.0, np.nan, 3.5, 0.25], [0.5, 0.5, np.nan, 2.0])
+    check()
+    item.setSize(15)  # a new pixel padding
+    check()
+    view.getPlotItem().setRange(xRange=(-1, 1), yRange=(-1, 1), padding=0)  # a zoom
+    _grab(view)
+    check()
+    item.setData(x=[np.nan], y=[np.nan])  # no finite point: pyqtgraph's answer
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        item.boundingRect()
