@@ -6,7 +6,8 @@ blocks of frames: before, after, before, after, ... and prints the medians of ea
 all frames per side (``frame_split.frame_timer``: refresh and painting CPU, wall).
 
 Run: ``python assets/bench/frame_ab.py SWITCH [frames per block] [blocks per side]`` with SWITCH
-one of the names in ``SWITCHES`` (``all``: every switch at once).
+one of the names in ``SWITCHES`` (``all``: every switch at once) and ``--base DIR`` a checkout of
+the code before (e.g. a ``git archive`` of main) for the switches that compile its source.
 """
 
 from __future__ import annotations
@@ -37,7 +38,37 @@ def _noindex(window, on: bool) -> None:
         view.scene().setItemIndexMethod(method.NoIndex if on else method.BspTreeIndex)
 
 
-SWITCHES = {"bounds": _bounds, "noindex": _noindex}
+def _marks(window, on: bool) -> None:
+    """Marks of one style (rings of changed labels, violations) set by ``setData`` (before) or
+    by ``LeanScatter.set_points``."""
+    from pairlab.gui import lean_items
+
+    cls = lean_items.LeanScatter
+    if "_lean_set_points" not in vars(cls):
+        cls._lean_set_points = cls.set_points
+    cls.set_points = cls._lean_set_points if on else (
+        lambda self, pos, **style: self.setData(pos=pos, **style))
+
+
+def _fragments(window, on: bool) -> None:
+    """LeanScatter's fragment array: the code before (compiled from ``--base``'s source) or
+    this one (rectangles read through a view, positions kept when only the styles change)."""
+    from pathlib import Path
+
+    from pairlab.gui import lean_items
+
+    cls = lean_items.LeanScatter
+    if "_lean_fragments" not in vars(cls):
+        from refresh_ab import old_function
+
+        cls._lean_fragments = cls._fragments
+        cls._old_fragments = old_function(Path(BASE[0]), "pairlab.gui.lean_items",
+                                          "LeanScatter._fragments")
+    cls._fragments = cls._lean_fragments if on else cls._old_fragments
+
+
+SWITCHES = {"bounds": _bounds, "noindex": _noindex, "marks": _marks, "fragments": _fragments}
+BASE: list[str] = []  # --base DIR: a checkout of the code before (for "fragments")
 
 
 def main(names: list[str], frames: int, blocks: int) -> None:
@@ -62,6 +93,10 @@ def main(names: list[str], frames: int, blocks: int) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if "--base" in args:
+        at = args.index("--base")
+        BASE.append(args[at + 1])
+        del args[at:at + 2]
     if not args or not (args[0] in SWITCHES or args[0] == "all"):
         sys.exit(__doc__)
     with threadpool_limits(1):

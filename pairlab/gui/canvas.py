@@ -305,7 +305,7 @@ class CanvasLayers:
                 item.setVisible(False)
                 continue
             if self._changed(f"marks{id(item)}", mask, self._xy_sent, s.point_size):
-                item.setData(pos=frame.xy[mask], **kwargs)
+                item.set_points(frame.xy[mask], **kwargs)
             item.setVisible(True)
 
     def _show_links(self, frame: Frame) -> None:
@@ -331,9 +331,9 @@ class CanvasLayers:
             if not self._changed("violations", mid):
                 self.violations.setVisible(True)
                 return
-            self.violations.setData(pos=mid, symbol="x", size=self.style.point_size * 1.6,
-                                    brush=self._marks["violation"],
-                                    pen=self._marks["violation_pen"])
+            self.violations.set_points(mid, symbol="x", size=self.style.point_size * 1.6,
+                                       brush=self._marks["violation"],
+                                       pen=self._marks["violation_pen"])
             self.violations.setVisible(True)
         else:
             self.violations.setVisible(False)
