@@ -3,7 +3,8 @@ turn, in ONE process (the machine's load swings more between processes than a ch
 
 Each switch puts back the code before the change (``before``) or this checkout's (``after``) for
 blocks of frames: before, after, before, after, ... and prints the medians of each block and of
-all frames per side (``frame_split.frame_timer``: refresh and painting CPU, wall).
+all frames per side (``frame_split.frame_timer``: refresh and painting CPU, wall), then the CPU
+time a frame of the parts in ``PARTS`` on each side.
 
 Run: ``python assets/bench/frame_ab.py SWITCH [frames per block] [blocks per side]`` with SWITCH
 one of the names in ``SWITCHES`` (``all``: every switch at once) and ``--base DIR`` a checkout of
@@ -13,6 +14,7 @@ the code before (e.g. a ``git archive`` of main) for the switches that compile i
 from __future__ import annotations
 
 import sys
+import time
 
 from threadpoolctl import threadpool_limits
 
@@ -71,7 +73,34 @@ SWITCHES = {"bounds": _bounds, "noindex": _noindex, "marks": _marks, "fragments"
 BASE: list[str] = []  # --base DIR: a checkout of the code before (for "fragments")
 
 
+#: the parts whose CPU time is printed per side (mean a timed frame): (module, Class, method)
+PARTS = (("pairlab.gui.lean_items", "LeanScatter", "_fragments"),
+         ("pairlab.gui.lean_items", "LeanScatter", "boundingRect"),
+         ("pairlab.gui.lean_items", "LeanScatter", "set_points"),
+         ("pairlab.gui.canvas", "CanvasLayers", "show"))
+
+
+def _timed(owner: type, name: str, acc: dict, state: dict) -> None:
+    """Put a CPU timer around ``owner.name`` as installed now (counted while a frame is timed)."""
+    f = vars(owner)[name]
+    f = getattr(f, "__wrapped__", f)
+
+    def timed(*args, **kwargs):
+        if not state["on"]:
+            return f(*args, **kwargs)
+        c = time.process_time()
+        try:
+            return f(*args, **kwargs)
+        finally:
+            acc[state["side"], name] = acc.get((state["side"], name), 0.0) + time.process_time() - c
+
+    timed.__wrapped__ = f
+    setattr(owner, name, timed)
+
+
 def main(names: list[str], frames: int, blocks: int) -> None:
+    import importlib
+
     from PySide6 import QtWidgets
 
     from pairlab.benchcases import gui
@@ -81,14 +110,36 @@ def main(names: list[str], frames: int, blocks: int) -> None:
     from frame_split import frame_timer  # this folder: the script's own path
     from refresh_ab import report
 
+    acc: dict = {}
+    state = {"on": False, "side": "", "frames": {"before": 0, "after": 0}}
+
     def switch(on: bool) -> None:
         for name in names:
             SWITCHES[name](window, on)
+        for module, cls, method in PARTS:
+            _timed(getattr(importlib.import_module(module), cls), method, acc, state)
+        state["side"] = "after" if on else "before"
         for view in window.findChildren(QtWidgets.QGraphicsView):
             view.viewport().update()  # the next frames start from a full window either way
 
-    one = frame_timer(window, QtWidgets.QApplication.instance())
-    report(one, {"on": True}, {"on": False}, frames, blocks, install=lambda side: switch(side["on"]))
+    timer = frame_timer(window, QtWidgets.QApplication.instance())
+
+    def install(side: dict) -> None:
+        switch(side["on"])
+        state["on"], state["count"] = False, 0
+
+    def counted():
+        state["count"] += 1
+        state["on"] = state["count"] > 3  # report() redraws three times after a switch
+        if state["on"]:
+            state["frames"][state["side"]] += 1
+        return timer()
+
+    report(counted, {"on": True}, {"on": False}, frames, blocks, install=install)
+    for side in ("before", "after"):
+        n = max(state["frames"][side], 1)
+        print(f"{side}: " + ", ".join(f"{method} {1000 * acc.get((side, method), 0.0) / n:.2f} ms"
+                                      for _, _, method in PARTS) + f" (CPU a frame, {n} frames)")
 
 
 if __name__ == "__main__":
