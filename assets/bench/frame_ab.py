@@ -75,7 +75,7 @@ BASE: list[str] = []  # --base DIR: a checkout of the code before (for "fragment
 
 #: the parts whose CPU time is printed per side (mean a timed frame): (module, Class, method)
 PARTS = (("pairlab.gui.lean_items", "LeanScatter", "_fragments"),
-         ("pairlab.gui.lean_items", "LeanScatter", "boundingRect"),
+         ("pairlab.gui.lean_items", "LeanScatter", "_bounding_rect"),  # its misses
          ("pairlab.gui.lean_items", "LeanScatter", "set_points"),
          ("pairlab.gui.canvas", "CanvasLayers", "show"))
 
@@ -95,6 +95,7 @@ def _timed(owner: type, name: str, acc: dict, state: dict) -> None:
             acc[state["side"], name] = acc.get((state["side"], name), 0.0) + time.process_time() - c
 
     timed.__wrapped__ = f
+    timed.__name__ = timed.__qualname__ = name  # PySide finds a Qt virtual's override by name
     setattr(owner, name, timed)
 
 

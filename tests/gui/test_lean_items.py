@@ -211,7 +211,8 @@ def test_restyled_and_moved_points_draw_what_pyqtgraph_draws(qtbot):
 
 def test_few_points_bounding_rect_is_pyqtgraphs(qtbot):
     """A few points' bounding rectangle (a marker, the means: taken in Python, the pixel
-    padding kept per view transform) equals pyqtgraph's after moves, new sizes, NaN and a zoom."""
+    padding kept per view transform) and pixels equal pyqtgraph's after moves, new sizes, NaN and
+    a zoom that leaves some points outside the view."""
     view = pg.PlotWidget(background="w")
     qtbot.addWidget(view)
     view.resize(300, 240)
@@ -232,6 +233,12 @@ def test_few_points_bounding_rect_is_pyqtgraphs(qtbot):
         assert rect == expected
         assert rect.width() > 0 and rect.height() > 0
         assert item.boundingRect() == expected  # kept
+        lean = _grab(view)  # the few points' device positions, in Python: pyqtgraph's pixels
+        item.lean = False
+        item.update()
+        np.testing.assert_array_equal(lean, _grab(view))
+        item.lean = True
+        item.update()
 
     check()
     item.move_points([1.0, -2.0, 3.5, 0.25], [0.5, 0.5, -3.0, 2.0])
