@@ -9,7 +9,8 @@ curves; pyqtgraph recomputes for every paint what changes only when the data or 
   change; its bounding rectangle is kept until the data, the symbol sizes or the view change.
   Exports, data-size symbols and a changed device pixel ratio use pyqtgraph's own paint.
   :meth:`LeanScatter.move_points` moves points without rebuilding their records (a cursor
-  marker moves every frame).
+  marker moves every frame); :meth:`LeanScatter.set_points` sets marks of one style anew (the
+  rings of changed labels) by copying a drawn record.
 * :class:`EllipseSet` draws every covariance ellipse of a canvas in one item (pyqtgraph needs one
   ``PlotCurveItem`` per pen), each as the same path with the same pen.
 
