@@ -135,7 +135,9 @@ def main(base: Path, frames: int, blocks: int, lab: bool = False) -> None:
     report(one, new, old, frames, blocks)
 
 
-def report(one, new: dict, old: dict, frames: int, blocks: int) -> None:
+def report(one, new: dict, old: dict, frames: int, blocks: int, install=install) -> None:
+    """Time ``blocks`` blocks of ``frames`` frames a side, ``install(old)`` and ``install(new)``
+    in turn, and print the medians."""
     runs: dict[str, list] = {"before": [], "after": []}
     for block in range(2 * blocks):
         side = "before" if block % 2 == 0 else "after"

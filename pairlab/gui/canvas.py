@@ -305,7 +305,7 @@ class CanvasLayers:
                 item.setVisible(False)
                 continue
             if self._changed(f"marks{id(item)}", mask, self._xy_sent, s.point_size):
-                item.setData(pos=frame.xy[mask], **kwargs)
+                item.set_points(frame.xy[mask], **kwargs)
             item.setVisible(True)
 
     def _show_links(self, frame: Frame) -> None:
@@ -331,9 +331,9 @@ class CanvasLayers:
             if not self._changed("violations", mid):
                 self.violations.setVisible(True)
                 return
-            self.violations.setData(pos=mid, symbol="x", size=self.style.point_size * 1.6,
-                                    brush=self._marks["violation"],
-                                    pen=self._marks["violation_pen"])
+            self.violations.set_points(mid, symbol="x", size=self.style.point_size * 1.6,
+                                       brush=self._marks["violation"],
+                                       pen=self._marks["violation_pen"])
             self.violations.setVisible(True)
         else:
             self.violations.setVisible(False)
@@ -529,6 +529,13 @@ def one_rect_updates(view: QtWidgets.QGraphicsView) -> None:
     view.setViewportUpdateMode(QtWidgets.QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
 
 
+def unindexed(view: QtWidgets.QGraphicsView) -> None:
+    """Keep no item index in the view's scene: Qt's BSP tree is updated on every geometry change
+    (markers and means move every frame) and a plot holds a few dozen items, which Qt finds by a
+    linear scan as fast (issue 32: about 0.7 ms a three-pane frame, the same pixels)."""
+    view.scene().setItemIndexMethod(QtWidgets.QGraphicsScene.ItemIndexMethod.NoIndex)
+
+
 class CanvasWidget(pg.PlotWidget):
     """The interactive canvas of one pane: a plot with :class:`CanvasLayers` that reports clicks.
 
@@ -545,6 +552,7 @@ class CanvasWidget(pg.PlotWidget):
     def __init__(self, parent=None, style: Style | None = None) -> None:
         super().__init__(parent=parent, background="w")
         one_rect_updates(self)
+        unindexed(self)
         self.layers = CanvasLayers(self.getPlotItem(), style)
         self.layers.show_title = False  # the pane's header names the algorithm
         # on screen the links, which rarely change, are kept as pixmaps (issue 32: about 1 ms a
@@ -651,6 +659,7 @@ class ObjectivePlot(pg.PlotWidget):
         super().__init__(parent=parent, background="w",
                          axisItems={"bottom": _IterationAxis("bottom")})
         one_rect_updates(self)
+        unindexed(self)
         plot = self.getPlotItem()
         plot.hideButtons()
         plot.setMenuEnabled(False)

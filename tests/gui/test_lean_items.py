@@ -207,3 +207,82 @@ def test_restyled_and_moved_points_draw_what_pyqtgraph_draws(qtbot):
     for _, item in views:
         item.setSize(12)
     same()
+
+
+def test_few_points_bounding_rect_is_pyqtgraphs(qtbot):
+    """A few points' bounding rectangle (a marker, the means: taken in Python, the pixel
+    padding kept per view transform) and pixels equal pyqtgraph's after moves, new sizes, NaN and
+    a zoom that leaves some points outside the view."""
+    view = pg.PlotWidget(background="w")
+    qtbot.addWidget(view)
+    view.resize(300, 240)
+    view.show()
+    item = LeanScatter(pxMode=True, size=9)
+    item.setData(pos=[(0.5, -1.0), (2.0, 0.25), (-1.5, 3.0), (0.0, 0.0)])
+    view.addItem(item)
+    view.getPlotItem().setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
+    _grab(view)
+
+    def check() -> None:
+        rect = item.boundingRect()
+        bounds, item.bounds = item.bounds, [None, None]
+        try:
+            expected = pg.ScatterPlotItem.boundingRect(item)
+        finally:
+            item.bounds = bounds
+        assert rect == expected
+        assert rect.width() > 0 and rect.height() > 0
+        assert item.boundingRect() == expected  # kept
+        lean = _grab(view)  # the few points' device positions, in Python: pyqtgraph's pixels
+        item.lean = False
+        item.update()
+        np.testing.assert_array_equal(lean, _grab(view))
+        item.lean = True
+        item.update()
+
+    check()
+    item.move_points([1.0, -2.0, 3.5, 0.25], [0.5, 0.5, -3.0, 2.0])
+    check()
+    item.move_points([1.0, np.nan, 3.5, 0.25], [0.5, 0.5, np.nan, 2.0])
+    check()
+    item.setSize(15)  # a new pixel padding
+    check()
+    view.getPlotItem().setRange(xRange=(-1, 1), yRange=(-1, 1), padding=0)  # a zoom
+    _grab(view)
+    check()
+    item.setData(x=[np.nan], y=[np.nan])  # no finite point: pyqtgraph's answer
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        item.boundingRect()
+
+
+def test_marks_set_again_draw_what_setdata_draws(qtbot):
+    """``set_points`` (records copied from a drawn mark) draws and bounds what ``setData`` with
+    the same style does, for more, fewer and the same number of marks, and after a restyle."""
+    rng = np.random.default_rng(5)
+    ring = pg.mkPen(20, 20, 20, width=1.5)
+    clear = pg.mkBrush(0, 0, 0, 0)
+    views = []
+    for _ in range(2):
+        view = pg.PlotWidget(background="w")
+        qtbot.addWidget(view)
+        view.resize(300, 240)
+        view.show()
+        item = LeanScatter(pxMode=True)
+        view.addItem(item)
+        view.getPlotItem().setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+        views.append((view, item))
+    for n, size in ((12, 9.5), (40, 9.5), (3, 9.5), (3, 9.5), (25, 13.0), (7, 13.0)):
+        pos = rng.normal(size=(n, 2))
+        views[0][1].set_points(pos, symbol="o", size=size, brush=clear, pen=ring)
+        views[1][1].setData(pos=pos, symbol="o", size=size, brush=clear, pen=ring)
+        grabs = [_grab(view) for view, _ in views]
+        assert grabs[0].std() > 1
+        np.testing.assert_array_equal(grabs[0], grabs[1])
+        assert views[0][1].boundingRect() == views[1][1].boundingRect()
+        np.testing.assert_array_equal(views[0][1].getData(), views[1][1].getData())
+    views[0][1].setPen(pg.mkPen(200, 0, 0, width=2))  # restyled: set_points must not copy
+    views[1][1].setPen(pg.mkPen(200, 0, 0, width=2))
+    pos = rng.normal(size=(9, 2))
+    views[0][1].set_points(pos, symbol="o", size=13.0, brush=clear, pen=ring)
+    views[1][1].setData(pos=pos, symbol="o", size=13.0, brush=clear, pen=ring)
+    np.testing.assert_array_equal(_grab(views[0][0]), _grab(views[1][0]))
