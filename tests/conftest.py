@@ -209,6 +209,16 @@ def pytest_ignore_collect(collection_path, config):
     return None
 
 
+def pytest_collection_finish(session):
+    """Move everything imported so far (numpy, scipy, scikit-learn, Qt, the test modules) out of
+    the cyclic collector's reach: it scanned them again at every full collection. Objects the
+    tests make are collected as before. Measured over tests/gui/test_app.py and
+    tests/test_rdpmeans.py in one process (~37 s of CPU): 1.6-2.6 s in the collector, 1.1 s frozen."""
+    import gc
+
+    gc.freeze()
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = item.path
