@@ -21,6 +21,8 @@ PARAMS = {"gmm": {"n_components": 2}, "gmpr": {"n_components": 2}}
 
 
 def _widget(n=80, algorithms=("gmm", "gmpr"), **kwargs):
+    """Two panes on two moons; tests of the state, not the picture, pass ``regions_resolution=12``
+    (coarse regions: the 100-cell default took most of these tests' CPU)."""
     from pairlab.notebook import Stepper
 
     data = get_registry().dataset("two-moons").make(seed=0, n_samples=n)
@@ -33,7 +35,7 @@ def _pairs(c):
 
 
 def test_steps_and_half_steps_move_every_pane_and_the_scrubber_lists_them():
-    w = _widget()
+    w = _widget(regions_resolution=12)
     assert w.positions == ["iteration 0"] and w.position == 0
     w.handle({"event": "step"})
     w.handle({"event": "half_step"})
@@ -51,7 +53,7 @@ def test_steps_and_half_steps_move_every_pane_and_the_scrubber_lists_them():
 
 
 def test_the_curves_are_the_objective_and_the_ari_of_every_stored_state():
-    w = _widget()
+    w = _widget(regions_resolution=12)
     for _ in range(4):
         w.step()
     curves = w.curves
@@ -65,7 +67,7 @@ def test_the_curves_are_the_objective_and_the_ari_of_every_stored_state():
 
 
 def test_two_point_indices_add_a_link_a_second_time_remove_it_and_undo_brings_it_back():
-    w = _widget()
+    w = _widget(regions_resolution=12)
     w.step()
     before = _pairs(w.constraints)
     w.handle({"event": "select", "point": 3})
