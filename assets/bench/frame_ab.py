@@ -1,5 +1,5 @@
-"""The bench's three-pane frame with one of the frame3 branch's changes switched off and on in
-turn, in ONE process (the machine's load swings more between processes than a change).
+"""The bench's three-pane frame with one of the frame3 and frame4 branches' changes switched off
+and on in turn, in ONE process (the machine's load swings more between processes than a change).
 
 Each switch puts back the code before the change (``before``) or this checkout's (``after``) for
 blocks of frames: before, after, before, after, ... and prints the medians of each block and of
@@ -7,8 +7,9 @@ all frames per side (``frame_split.frame_timer``: refresh and painting CPU, wall
 time a frame of the parts in ``PARTS`` on each side.
 
 Run: ``python assets/bench/frame_ab.py SWITCH [frames per block] [blocks per side]`` with SWITCH
-one of the names in ``SWITCHES`` (``all``: every switch at once) and ``--base DIR`` a checkout of
-the code before (e.g. a ``git archive`` of main) for the switches that compile its source.
+one of the names in ``SWITCHES`` or ``GROUPS`` (``all``: every switch at once; ``round5``: the
+frame4 branch's) and ``--base DIR`` a checkout of the code before (e.g. a ``git archive`` of
+main) for the switches that compile its source.
 """
 
 from __future__ import annotations
@@ -69,7 +70,35 @@ def _fragments(window, on: bool) -> None:
     cls._fragments = cls._lean_fragments if on else cls._old_fragments
 
 
-SWITCHES = {"bounds": _bounds, "noindex": _noindex, "marks": _marks, "fragments": _fragments}
+def _paths(window, on: bool) -> None:
+    """The ellipses' paths built in one reused polygon (on) or by ``arrayToQPath`` (before)."""
+    from pyqtgraph import functions as fn
+
+    from pairlab.gui import lean_items
+
+    if "_lean_closed_paths" not in vars(lean_items):
+        lean_items._lean_closed_paths = lean_items._closed_paths
+    lean_items._closed_paths = lean_items._lean_closed_paths if on else (
+        lambda curves: [fn.arrayToQPath(x, y, connect="all") for x, y in curves])
+
+
+def _cursor(window, on: bool) -> None:
+    """The objective plots' cursor line keeps its rectangle when moved (on) or computes it again
+    after every move as ``InfiniteLine`` does (before)."""
+    import pyqtgraph as pg
+
+    from pairlab.gui import lean_items
+
+    cls = lean_items.LeanLine
+    if "_lean_set_pos" not in vars(cls):
+        cls._lean_set_pos = cls.setPos
+    cls.setPos = cls._lean_set_pos if on else pg.InfiniteLine.setPos
+
+
+SWITCHES = {"bounds": _bounds, "noindex": _noindex, "marks": _marks, "fragments": _fragments,
+            "paths": _paths, "cursor": _cursor}
+#: groups of switches: ``all`` (every one; "fragments" needs --base), the frame4 branch's
+GROUPS = {"all": list(SWITCHES), "round5": ["paths", "cursor"]}
 BASE: list[str] = []  # --base DIR: a checkout of the code before (for "fragments")
 
 
@@ -77,7 +106,10 @@ BASE: list[str] = []  # --base DIR: a checkout of the code before (for "fragment
 PARTS = (("pairlab.gui.lean_items", "LeanScatter", "_fragments"),
          ("pairlab.gui.lean_items", "LeanScatter", "_bounding_rect"),  # its misses
          ("pairlab.gui.lean_items", "LeanScatter", "set_points"),
-         ("pairlab.gui.canvas", "CanvasLayers", "show"))
+         ("pairlab.gui.canvas", "CanvasLayers", "show"),
+         ("pairlab.gui.lean_items", "EllipseSet", "set_curves"),
+         ("pairlab.gui.canvas", "ObjectivePlot", "show_values"),
+         ("pyqtgraph", "InfiniteLine", "_computeBoundingRect"))
 
 
 def _timed(owner: type, name: str, acc: dict, state: dict) -> None:
@@ -149,8 +181,8 @@ if __name__ == "__main__":
         at = args.index("--base")
         BASE.append(args[at + 1])
         del args[at:at + 2]
-    if not args or not (args[0] in SWITCHES or args[0] == "all"):
+    if not args or not (args[0] in SWITCHES or args[0] in GROUPS):
         sys.exit(__doc__)
     with threadpool_limits(1):
-        main(list(SWITCHES) if args[0] == "all" else [args[0]],
+        main(GROUPS.get(args[0], [args[0]]),
              *[int(a) for a in args[1:3]] + [20, 5][len(args[1:3]):])

@@ -21,7 +21,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from ..draw.frames import Frame
 from ..draw.palette import GREY, INK, N_LEVELS, OKABE_ITO, SYMBOLS, Style, level_colours
 from ..draw.regions import RegionImage
-from .lean_items import EllipseSet, LeanScatter
+from .lean_items import EllipseSet, LeanLine, LeanScatter
 from .qtpaint import cache_axis, cache_item, make_pen, qcolor
 
 __all__ = ["CanvasLayers", "CanvasWidget", "ObjectivePlot"]
@@ -673,7 +673,7 @@ class ObjectivePlot(pg.PlotWidget):
         self.marker = LeanScatter(size=9, brush=pg.mkBrush(213, 94, 0),
                                          pen=pg.mkPen(qcolor(INK)))
         plot.addItem(self.marker, ignoreBounds=True)
-        self.cursor = pg.InfiniteLine(angle=90, pen=make_pen(GREY, 1))
+        self.cursor = LeanLine(angle=90, pen=make_pen(GREY, 1))
         plot.addItem(self.cursor, ignoreBounds=True)
         plot.setLabel("bottom", "iteration")
         for name in ("left", "bottom"):

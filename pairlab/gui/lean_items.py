@@ -11,6 +11,9 @@ curves; pyqtgraph recomputes for every paint what changes only when the data or 
   :meth:`LeanScatter.move_points` moves points without rebuilding their records (a cursor
   marker moves every frame); :meth:`LeanScatter.set_points` sets marks of one style anew (the
   rings of changed labels) by copying a drawn record.
+* :class:`LeanLine` is an ``InfiniteLine`` that keeps its bounding rectangle when it moves
+  across itself (an objective plot's cursor moves every frame; pyqtgraph maps the view
+  rectangle again).
 * :class:`EllipseSet` draws every covariance ellipse of a canvas in one item (pyqtgraph needs one
   ``PlotCurveItem`` per pen), each as the same path with the same pen.
 
@@ -19,15 +22,18 @@ curves; pyqtgraph recomputes for every paint what changes only when the data or 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import functions as fn
 from pyqtgraph.Qt.internals import PrimitiveArray
 from PySide6 import QtCore, QtGui
 
-__all__ = ["EllipseSet", "LeanScatter"]
+__all__ = ["EllipseSet", "LeanLine", "LeanScatter"]
 
 _FEW = 64  # data bounds of up to this many points are taken in Python (numpy's overhead)
+_ONE_POLYGON = 20000  # arrayToQPath builds curves up to this long from one polygon
 _LIMIT = 2.0 ** 30  # pyqtgraph clips device coordinates to this (Qt crashes beyond)
 
 
@@ -263,6 +269,35 @@ class LeanScatter(pg.ScatterPlotItem):
         p.drawPixmapFragments(*self._frags.drawargs(), self.fragmentAtlas.pixmap)
 
 
+def _closed_paths(curves: list[tuple[np.ndarray, np.ndarray]]) -> list[QtGui.QPainterPath]:
+    """``fn.arrayToQPath(x, y, connect="all")`` of each curve ``(x, y)``, the same paths: curves
+    of finite points short enough for pyqtgraph's one-polygon case are written into one polygon
+    reused for every curve of its length (a path copies the polygon) instead of a new one per
+    curve (``frame_ab.py round5``: ``EllipseSet.set_curves`` of two canvases of eight ellipses
+    1.12 -> 0.83 ms a frame). Other curves (a NaN or an infinity, one point, more than 20,000
+    points) are pyqtgraph's."""
+    polygon = QtGui.QPolygonF()
+    xy: np.ndarray | None = None  # polygon's points, while its length stays
+    paths = []
+    for x, y in curves:
+        n = len(x)
+        # a sum is finite only if every term is (an overflow only sends a curve to pyqtgraph)
+        if (x.ndim != 1 or y.shape != x.shape or not 2 <= n <= _ONE_POLYGON
+                or not math.isfinite(float(np.add.reduce(x)) + float(np.add.reduce(y)))):
+            paths.append(fn.arrayToQPath(x, y, connect="all"))
+            continue
+        if xy is None or len(xy) != n:
+            polygon.resize(n)
+            xy = fn.ndarray_from_qpolygonf(polygon)
+        xy[:, 0] = x
+        xy[:, 1] = y
+        path = QtGui.QPainterPath()
+        path.reserve(n)
+        path.addPolygon(polygon)
+        paths.append(path)
+    return paths
+
+
 class EllipseSet(pg.GraphicsObject):
     """Closed curves (covariance ellipses), each with its own cosmetic pen, in one item.
 
@@ -278,8 +313,9 @@ class EllipseSet(pg.GraphicsObject):
 
     def set_curves(self, curves: list[tuple[np.ndarray, np.ndarray, QtGui.QPen]]) -> None:
         self.prepareGeometryChange()
-        self._curves = [(fn.arrayToQPath(np.asarray(x, dtype=float), np.asarray(y, dtype=float),
-                                         connect="all"), pen) for x, y, pen in curves]
+        paths = _closed_paths([(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+                               for x, y, _ in curves])
+        self._curves = [(path, pen) for path, (_, _, pen) in zip(paths, curves, strict=True)]
         bounds = QtCore.QRectF()
         for path, _ in self._curves:
             bounds = bounds.united(path.boundingRect())
@@ -320,3 +356,30 @@ class EllipseSet(pg.GraphicsObject):
         for path, pen in self._curves:
             p.setPen(pen)
             p.drawPath(path)
+
+
+class LeanLine(pg.InfiniteLine):
+    """An ``InfiniteLine`` that keeps its bounding rectangle (and end points) when a horizontal
+    or vertical line moves across itself (an objective plot's cursor, every frame).
+
+    pyqtgraph computes the rectangle again after every move: the view rectangle mapped into the
+    line's coordinates (along the line: the view's extent, exactly, as the translation across
+    the line is multiplied by the rotation's zeros) and a pixel's length across the line (from
+    the device transform without its translation). Neither depends on where the line is across
+    itself, so the kept rectangle is the one pyqtgraph would compute, bit for bit, and the line
+    draws the same pixels (``tests/gui/test_lean_items.py``)."""
+
+    def setPos(self, pos: object) -> None:
+        kept, before = getattr(self, "_boundingRect", None), self._along()
+        super().setPos(pos)
+        if (kept is not None and self._boundingRect is None and before is not None
+                and self._along() == before):
+            self._boundingRect = kept  # moved across itself only: the same rectangle
+
+    def _along(self) -> float | None:
+        """The position's coordinate along a horizontal or vertical line, None for other lines
+        and positions that are not finite (their rectangle is NaN)."""
+        angle, p = getattr(self, "angle", None), getattr(self, "p", None)  # None in __init__
+        if p is None or angle not in (0, 90) or not all(math.isfinite(v) for v in p):
+            return None
+        return float(p[1] if angle == 90 else p[0])

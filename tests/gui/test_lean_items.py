@@ -11,7 +11,7 @@ pytest.importorskip("pytestqt")
 from PySide6 import QtCore, QtWidgets
 
 from pairlab.gui.figure import qimage_to_array
-from pairlab.gui.lean_items import EllipseSet, LeanScatter
+from pairlab.gui.lean_items import EllipseSet, LeanLine, LeanScatter, _closed_paths
 
 from .support import make_window
 
@@ -125,6 +125,71 @@ def test_ellipse_set_matches_plot_curves_and_empties(qtbot):
     assert one.dataBounds(0) == pytest.approx((-3.0, 3.0), abs=0.01)
     one.set_curves([])
     assert one.dataBounds(0) == (None, None) and one.boundingRect().isEmpty()
+
+
+def test_ellipse_paths_are_pyqtgraphs(qtbot):
+    """The curves' paths, built in one reused polygon, are the paths ``arrayToQPath`` builds
+    (element for element), for curves of other lengths in turn, a NaN and a single point."""
+    from pyqtgraph import functions as fn
+
+    t = np.linspace(0, 2 * np.pi, 72)
+    curves = [(np.cos(t), 0.5 * np.sin(t)), (np.cos(t[:50]) + 1e-9, np.sin(t[:50]) * 3),
+              (np.cos(t) * 1e5, np.sin(t) - 7.0), (np.array([1.0, np.nan, 2.0, 0.5]),
+                                                   np.array([0.0, 1.0, np.nan, 2.0])),
+              (np.array([1.0]), np.array([2.0])), (np.arange(3.0), np.arange(3.0) ** 2),
+              (np.arange(3.0), np.array([0.0, np.inf, 1.0])), (t[:50], t[:50] * 2.0)]
+    paths = _closed_paths(curves)  # all built before comparing
+    def elements(path) -> list:  # exact (QPainterPath's == is fuzzy)
+        return [(e.type, e.x, e.y) for e in map(path.elementAt, range(path.elementCount()))]
+
+    for (x, y), path in zip(curves, paths, strict=True):
+        np.testing.assert_array_equal(elements(path),
+                                      elements(fn.arrayToQPath(x, y, connect="all")))
+    assert paths[0].elementCount() == 72 and paths[4].isEmpty()
+
+
+def test_lean_line_keeps_pyqtgraphs_rectangle_and_pixels(qtbot):
+    """A cursor line moved across itself keeps the rectangle and end points pyqtgraph computes
+    again, and draws its pixels, after moves, a new range, a resize and a horizontal line."""
+    widgets = [pg.PlotWidget(background="w") for _ in range(2)]
+    lines = []
+    for widget, kind in zip(widgets, (LeanLine, pg.InfiniteLine), strict=True):
+        qtbot.addWidget(widget)
+        widget.resize(300, 150)
+        widget.show()
+        widget.getPlotItem().setRange(xRange=(0, 12), yRange=(-5, 5), padding=0.03)
+        line = kind(angle=90, pen=pg.mkPen((90, 90, 90), width=1))
+        widget.addItem(line, ignoreBounds=True)
+        lines.append(line)
+    lean, plain = lines
+
+    def check(value: float) -> None:
+        for line in lines:
+            line.setValue(value)
+        images = [_grab(w) for w in widgets]
+        np.testing.assert_array_equal(images[0], images[1])
+        kept = lean.boundingRect()
+        for rect in (pg.InfiniteLine._computeBoundingRect(lean), plain.boundingRect()):
+            np.testing.assert_array_equal(kept.getRect(), rect.getRect())  # NaN equal NaN
+        np.testing.assert_array_equal(lean._endPoints, plain._endPoints)
+
+    for value in (2, 7.5, 9.5, 0, 11.96):
+        check(value)
+    kept = lean.boundingRect()
+    lean.setValue(4)
+    assert lean._boundingRect is kept  # moved across itself: not computed again
+    for widget in widgets:
+        widget.getPlotItem().setRange(xRange=(0, 30), yRange=(-50, 2), padding=0.03)
+    check(17.25)
+    for widget in widgets:
+        widget.resize(420, 200)
+    check(3.5)
+    check(np.nan)
+    check(5)
+    for line in lines:
+        line.setAngle(0)
+    for value in (-3.0, 1.5, -20):
+        check(value)
 
 
 def test_a_moved_marker_draws_what_a_new_one_draws(qtbot):
