@@ -59,6 +59,26 @@ def test_case_repeats_and_info_reach_the_entry():
     assert len(ran) == 1 and entry["info"] == {"peak": 1.5}   # one run, no warm-up
 
 
+def test_a_case_timed_by_its_own_report_checks_the_goal_on_that():
+    """rdpmeans-1e6-whole-run printed "SLOWER THAN GOAL" (136 s of process, with making ten
+    million links) beside "within budget True" (the run's 99 s): the goal now uses the time the
+    case reports for the work it is about, and keeps the process's time beside it."""
+    info = {}
+
+    def subject():
+        time.sleep(0.05)  # starting a process and making the data
+        info["total_s"] = 0.01
+
+    case = BenchCase("r", subject, None, "-", 1, 1, 1, 0, goal_seconds=0.03, repeats=1, info=info,
+                     seconds_key="total_s")
+    entry = run_case(case, repeats=5, min_time=0)
+    assert entry["median_seconds"] == 0.01 and entry["process_seconds"] >= 0.05
+    assert entry["met"] is True
+    info_less = BenchCase("s", lambda: None, None, "-", 1, 1, 1, 0, goal_seconds=1.0, repeats=1,
+                          info={}, seconds_key="total_s")
+    assert "seconds_key needs one timed run" in run_case(info_less, repeats=1, min_time=0)["error"]
+
+
 @pytest.mark.ci  # starts Python processes
 def test_bench_output_has_no_qt_offscreen_noise():
     """Listing the cases builds no window, and a window with size hints shown offscreen prints no

@@ -72,7 +72,7 @@ def _case(name: str, n: int, n_links: int) -> BenchCase:
     label = f"{name}-n_neighbors-10-{n // 1000}k"
     return BenchCase(label, subject, None, f"budget {BUDGET_SECONDS:.0f} s and {BUDGET_GIB} GiB",
                      n, 2, 4, n_links, group="ap-sparse", goal_seconds=BUDGET_SECONDS, repeats=1,
-                     info=info)
+                     info=info, seconds_key="total_s")
 
 
 def cases(quick: bool) -> list[BenchCase]:

@@ -8,7 +8,9 @@
 * ``rdpmeans-1e6-whole-run``: a whole run (``Run`` from the data to convergence) at n = 1,000,000
   with 10 million links (20 partners a point), in a fresh process with one thread so that its peak
   memory (``ru_maxrss``, which includes making the data and the links) is its own. Goal: under
-  2 minutes and 8 GiB.
+  2 minutes and 8 GiB. The time is the run's (``total_s``: building the ``Run`` and running it);
+  the process's wall time, with the interpreter's start and making the data and the ten million
+  links (about 35 s), is reported beside it (``process_seconds``).
 """
 
 from __future__ import annotations
@@ -97,7 +99,8 @@ def _whole_run_case() -> BenchCase:
 
     return BenchCase("rdpmeans-1e6-whole-run", subject, None,
                      f"budget {BUDGET_SECONDS:.0f} s and {BUDGET_GIB:g} GiB", RUN_N, 2, 10, RUN_LINKS,
-                     group="rdpmeans-scale", goal_seconds=BUDGET_SECONDS, repeats=1, info=info)
+                     group="rdpmeans-scale", goal_seconds=BUDGET_SECONDS, repeats=1, info=info,
+                     seconds_key="total_s")
 
 
 def cases(quick: bool) -> list[BenchCase]:
