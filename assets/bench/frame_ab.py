@@ -1,4 +1,4 @@
-"""The bench's three-pane frame with one of the frame3 and frame4 branches' changes switched off
+"""The bench's three-pane frame with one of the frame3, frame4 and later changes switched off
 and on in turn, in ONE process (the machine's load swings more between processes than a change).
 
 Each switch puts back the code before the change (``before``) or this checkout's (``after``) for
@@ -95,8 +95,19 @@ def _cursor(window, on: bool) -> None:
     cls.setPos = cls._lean_set_pos if on else pg.InfiniteLine.setPos
 
 
+def _keys(window, on: bool) -> None:
+    """The transport keys' filter on the focused text field only (on) or on the whole
+    application (before: every event of every widget passed through it)."""
+    from PySide6 import QtWidgets
+
+    app, keys = QtWidgets.QApplication.instance(), window.transport.keys
+    app.removeEventFilter(keys)
+    if not on:
+        app.installEventFilter(keys)
+
+
 SWITCHES = {"bounds": _bounds, "noindex": _noindex, "marks": _marks, "fragments": _fragments,
-            "paths": _paths, "cursor": _cursor}
+            "paths": _paths, "cursor": _cursor, "keys": _keys}
 #: groups of switches: ``all`` (every one; "fragments" needs --base), the frame4 branch's
 GROUPS = {"all": list(SWITCHES), "round5": ["paths", "cursor"]}
 BASE: list[str] = []  # --base DIR: a checkout of the code before (for "fragments")

@@ -5,11 +5,19 @@ Qt lets a focused line edit or spin box claim Space, the arrows, Home and End (t
 parameter and pressed Space got a space in the field instead of the animation. Here a field
 keeps those keys only while it is being typed in: from the first character typed until the edit
 is committed (Enter, Tab, focus leaving the field).
+
+The filter watches only the widget that has the keyboard focus, and only while it is a text field
+of the window: an application-wide Python filter was called for every event of every widget
+(about 30 a frame of the three-pane animation: paints, update requests, timers), each through
+the Python binding (``assets/bench/frame_ab.py keys``).
 """
 
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets
+import contextlib
+
+import shiboken6
+from PySide6 import QtCore, QtWidgets
 
 __all__ = ["TRANSPORT_KEYS", "TransportKeys"]
 
@@ -38,12 +46,28 @@ def _typed(event: QtCore.QEvent) -> bool:
 
 
 class TransportKeys(QtCore.QObject):
-    """Application event filter routing transport keys to ``window``'s shortcuts."""
+    """Event filter on the focused text field of ``window``, routing transport keys to the
+    window's shortcuts."""
 
     def __init__(self, window: QtWidgets.QWidget) -> None:
         super().__init__(window)
         self.window = window
         self.typing: QtWidgets.QWidget | None = None  # the field being typed in
+        self.watched: QtWidgets.QWidget | None = None  # the focused field this filter is on
+
+    def focus_changed(self, old: QtWidgets.QWidget | None, new: QtWidgets.QWidget | None) -> None:
+        """Move the filter to ``new`` if it is a text field of the window (Qt sends the FocusOut
+        to ``old`` before this signal, so the filter has seen it)."""
+        if not shiboken6.isValid(self):  # the window is gone
+            return
+        if self.watched is not None:
+            with contextlib.suppress(RuntimeError):  # the field was deleted
+                self.watched.removeEventFilter(self)
+            self.watched = None
+        field = _text_field(new)
+        if field is not None and field.window() is self.window:
+            new.installEventFilter(self)
+            self.watched = new
 
     def eventFilter(self, obj: QtCore.QObject, event: QtCore.QEvent) -> bool:  # Qt's name
         kind = event.type()
@@ -69,10 +93,11 @@ class TransportKeys(QtCore.QObject):
 
 
 def install(window: QtWidgets.QWidget) -> TransportKeys | None:
-    """Install the filter for ``window`` on the running application."""
-    app = QtGui.QGuiApplication.instance()
+    """Put the filter for ``window`` on each text field of it that gets the keyboard focus."""
+    app = QtWidgets.QApplication.instance()
     if app is None:
         return None
     keys = TransportKeys(window)
-    app.installEventFilter(keys)
+    app.focusChanged.connect(keys.focus_changed)
+    keys.focus_changed(None, app.focusWidget())
     return keys
