@@ -32,7 +32,7 @@ CURVE_METRICS = {"ari": "ARI", "nmi": "NMI", "purity": "purity",
 AXIS_PX = 40.0
 #: Screen pixels per cell of the decision-region grid (drawn smoothed), and the range of cells
 #: across: a small pane of a classroom layout computes fewer cells than a big one.
-REGION_CELL_PX = 3
+REGION_CELL_PX = 4
 REGION_CELLS = (40, 140)
 
 

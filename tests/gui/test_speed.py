@@ -99,7 +99,7 @@ def test_model_digest_tells_models_apart_and_skips_big_ones():
 def test_region_resolution_follows_the_canvas_width():
     lo, hi = REGION_CELLS
     assert region_resolution(0) == hi  # not laid out yet: the most cells
-    assert region_resolution(300) == 96 and region_resolution(302) == 96  # a few px: same grid
+    assert region_resolution(300) == 72 and region_resolution(302) == 72  # a few px: same grid
     assert region_resolution(60) == lo and region_resolution(5000) == hi
     assert region_resolution(300) % 8 == 0
 
