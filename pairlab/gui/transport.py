@@ -54,6 +54,7 @@ class Transport(Controller):
         self.timer.timeout.connect(self._tick)
         self._clock = QtCore.QElapsedTimer()
         self._due = 0.0  # when the next iteration of Play is due (ms on _clock)
+        self._period = 250.0  # ms an iteration at Play's speed (set with the speed)
         self._last_tick = 0.0
         #: Play's count of iterations advanced and frames drawn since it started (the bench
         #: reports achieved iterations and frames per second from them)
@@ -415,9 +416,9 @@ class Transport(Controller):
         self._speed_changed(self.speed.value())
         self.play_stats = {"iterations": 0, "frames": 0}
         self._clock.start()
-        self._due = float(self.timer.interval())
+        self._due = self._period
         self._last_tick = 0.0
-        self.timer.start()
+        self.timer.start(self._next_interval())
 
     def pause(self) -> None:
         if not self.playing:
@@ -452,13 +453,21 @@ class Transport(Controller):
         if lab.iteration != before:  # drawn now (a computed step is drawn when it is done)
             self.play_stats["frames"] += 1
             self.play_stats["iterations"] += max(lab.iteration - before, 0)
+        if self.playing:
+            self.timer.setInterval(self._next_interval())
+
+    def _next_interval(self) -> int:
+        """Milliseconds to the next iteration due: the timer ticks on the exact schedule of
+        ``1000 / speed`` ms (a fixed ``int(1000 / 30)`` = 33 ms interval played 30.3 iterations a
+        second at 30), at once when Play is behind."""
+        return max(0, round(self._due - self._clock.elapsed()))
 
     def _steps_due(self) -> int:
         """Iterations Play owes at this tick: 1 on time; when frames take longer than the
         interval, as many as are due by the time the frame drawn now is seen (one frame's time
         from now: the time since the last tick). The schedule restarts after a pause of over a
         second (a computation)."""
-        interval = float(max(self.timer.interval(), 1))
+        interval = self._period
         now = float(self._clock.elapsed())
         frame, self._last_tick = now - self._last_tick, now
         late = now - self._due
@@ -471,7 +480,8 @@ class Transport(Controller):
         return steps
 
     def _speed_changed(self, value: int) -> None:
-        self.timer.setInterval(int(1000 / max(value, 1)))
+        self._period = 1000.0 / max(value, 1)  # ms an iteration
+        self.timer.setInterval(round(self._period))
 
     def _slider_moved(self, value: int) -> None:
         if value != self.lab.iteration:

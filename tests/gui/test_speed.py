@@ -151,6 +151,37 @@ def test_a_late_tick_skips_stored_frames_but_never_computation(qtbot, registry):
     window.pause()
 
 
+class _Clock:
+    """A stand-in for the transport's QElapsedTimer: milliseconds set by the test."""
+
+    now = 0.0
+
+    def start(self) -> None:
+        self.now = 0.0
+
+    def elapsed(self) -> int:
+        return int(self.now)
+
+
+def test_play_ticks_on_the_exact_schedule_of_its_speed(qtbot, registry, monkeypatch):
+    window = make_window(qtbot, registry, ("gmm",), params={0: {"n_components": 2}})
+    transport = window.transport
+    clock = _Clock()
+    monkeypatch.setattr(transport, "_clock", clock)
+    transport.speed.setValue(30)
+    window.play()
+    transport.timer.stop()  # ticks by hand from here
+    waits = [transport._next_interval()]
+    for _ in range(29):  # each tick on time: the timer set for the next iteration due
+        clock.now += waits[-1]
+        assert transport._steps_due() == 1
+        waits.append(transport._next_interval())
+    # 30 iterations in one second: 33 or 34 ms apart (a fixed 33 ms played 30.3 a second)
+    assert set(waits) <= {33, 34} and abs(sum(waits) - 1000) <= 1
+    assert transport._due == pytest.approx(30 * 1000 / 30)
+    window.pause()
+
+
 def test_export_carries_the_trails_and_the_metric_curve_when_shown(qtbot, registry, tmp_path):
     window = make_window(qtbot, registry, ("gmm",), n=120, links=(2, 2))
     for _ in range(3):
