@@ -132,3 +132,16 @@ def test_thread_limit_reaches_scipy_and_sklearn_pools_and_child_processes(monkey
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert len(got["pools"]) >= 2 and set(got["pools"]) == {1}
     assert got["env"] == ["1", "1"]
+
+
+def test_the_sweep_overhead_case_reports_the_sweep_over_its_own_trials(tmp_path):
+    from pairlab.benchcases.sweep import _executor, _sweep
+
+    info: dict = {}
+    run = _sweep(4, _executor(1), info)
+    for _ in range(3):
+        result = run()
+    ratios = info["in_sweep_ratios"]
+    assert len(ratios) == 3 and info["in_sweep_ratio"] == sorted(ratios)[1]
+    # a sweep takes at least as long as its trials, and its trials are the engine's timings
+    assert all(r >= 1.0 for r in ratios) and len(result.engine.seconds) == 4

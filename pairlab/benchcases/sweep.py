@@ -14,6 +14,10 @@ ratio is the bench's (:func:`pairlab.bench.pair_ratio`): the median over rounds 
 samples' ratio within the round, rounds alternating which side goes first; the run-to-run
 spread of the plain loop alone (28.3-29.8 s on a quiet machine) was as large as the engine's
 whole cost, and two samples taken back to back share the machine's load (docs/sweeps.md).
+The overhead case also reports ``in_sweep_ratio``: each sweep's wall time over the summed wall
+times of its own trials, every trial paired with itself (on 27 Nov 2026 the plain loop alone took
+24.0 to 31.7 s within one bench run: the machine's speed drifts more between two samples a
+minute apart than the engine costs).
 """
 
 from __future__ import annotations
@@ -45,17 +49,33 @@ def _folder() -> str:
     return path
 
 
-def _sweep(trials: int, executor: Callable[[], Any]) -> Callable[[], object]:
-    """A timed callable running the whole sweep on the executor ``executor()`` makes (made once)."""
+def _sweep(trials: int, executor: Callable[[], Any],
+           info: dict[str, Any] | None = None) -> Callable[[], object]:
+    """A timed callable running the whole sweep on the executor ``executor()`` makes (made once).
+
+    With ``info``, each run also reports the sweep's wall time over the summed wall times of its
+    own trials (``execute`` times each trial call): the engine's overhead with every trial paired
+    with itself, which the machine's drift between a sweep and a plain loop a minute apart cannot
+    blur; ``info["in_sweep_ratio"]`` is the median over the runs so far."""
+    import statistics
+    import time
+
     from pairlab.sweep import run_sweep
 
-    spec, out, made = _spec(trials), _folder(), []
+    spec, out, made, ratios = _spec(trials), _folder(), [], []
 
     def run() -> object:
         if not made:
             made.append(executor())
             atexit.register(made[0].close)
-        return run_sweep(spec, out, made[0], fresh=True, progress=None)
+        start = time.perf_counter()
+        result = run_sweep(spec, out, made[0], fresh=True, progress=None)
+        wall = time.perf_counter() - start
+        if info is not None:
+            ratios.append(wall / max(sum(result.engine.seconds), 1e-9))
+            info["in_sweep_ratio"] = round(statistics.median(ratios), 4)
+            info["in_sweep_ratios"] = [round(r, 4) for r in ratios]
+        return result
 
     return run
 
@@ -86,10 +106,12 @@ def _executor(jobs: int, scheduler: str | None = None) -> Callable[[], Any]:
 def cases(quick: bool) -> list[BenchCase]:
     overhead_trials = 100 if quick else 1000
     parallel_trials = 60 if quick else 300
+    info: dict[str, Any] = {}
     out = [
-        BenchCase(f"sweep-overhead-{overhead_trials}-trials", _sweep(overhead_trials, _executor(1)),
-                  _plain_loop(overhead_trials), "a plain loop over the same trials",
-                  N_SAMPLES, 2, 3, 0, goal=1.05, group="sweep"),
+        BenchCase(f"sweep-overhead-{overhead_trials}-trials",
+                  _sweep(overhead_trials, _executor(1), info), _plain_loop(overhead_trials),
+                  "a plain loop over the same trials", N_SAMPLES, 2, 3, 0, goal=1.05,
+                  group="sweep", info=info),
         BenchCase(f"sweep-2-local-workers-{parallel_trials}-trials", _sweep(parallel_trials, _executor(2)),
                   _sweep(parallel_trials, _executor(1)), "the same sweep with --jobs 1",
                   N_SAMPLES, 2, 3, 0, goal=1 / 1.7, group="sweep"),
