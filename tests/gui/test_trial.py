@@ -141,6 +141,23 @@ def test_transport_keys_act_unless_text_is_being_typed(qtbot, registry):
     window.pause()
 
 
+def test_the_transport_keys_watch_only_the_focused_text_field(qtbot, registry):
+    window = make_window(qtbot, registry, ("gmm",), params={0: {"n_components": 2}})
+    window.activateWindow()
+    keys = window.transport.keys
+    seed = window.setup.data_seed
+    seed.setFocus()
+    qtbot.waitUntil(seed.hasFocus, timeout=2000)
+    assert keys.watched is seed  # the filter follows the focus onto a field
+    canvas = window.presentation.pane_views[0].canvas
+    canvas.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
+    canvas.setFocus()
+    qtbot.waitUntil(canvas.hasFocus, timeout=2000)
+    assert keys.watched is None  # not a text field: no filter anywhere, Space plays
+    qtbot.keyClick(canvas, QtCore.Qt.Key.Key_Right)
+    assert window.wait_idle(10) and window.lab.iteration == 1
+
+
 def test_class_counts_follow_the_data_set(qtbot, registry):
     pytest.importorskip("sklearn")
     window = make_window(qtbot, registry, ("gmm",), params={0: {"n_components": 2}})
