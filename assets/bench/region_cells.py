@@ -44,7 +44,8 @@ def main(frames: int, blocks: int) -> None:
             runs[px] += [one() for _ in range(frames)]
     width = window.presentation.pane_views[0].canvas.layers.vb.width()
     for px, got in runs.items():
-        cells = int(width / px / 8.0) * 8  # region_resolution's rule at this width
+        presentation.REGION_CELL_PX = px
+        cells = presentation.region_resolution(width)
         cpu = 1000 * statistics.median(r[0] + r[1] for r in got)
         print(f"{px} px a cell ({cells} cells): frame {cpu:.2f} ms CPU, "
               f"{1000 * statistics.median(r[2] for r in got):.2f} ms wall (median of {len(got)})")

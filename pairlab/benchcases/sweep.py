@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import atexit
 import shutil
+import statistics
 import tempfile
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -57,9 +59,6 @@ def _sweep(trials: int, executor: Callable[[], Any],
     own trials (``execute`` times each trial call): the engine's overhead with every trial paired
     with itself, which the machine's drift between a sweep and a plain loop a minute apart cannot
     blur; ``info["in_sweep_ratio"]`` is the median over the runs so far."""
-    import statistics
-    import time
-
     from pairlab.sweep import run_sweep
 
     spec, out, made, ratios = _spec(trials), _folder(), [], []

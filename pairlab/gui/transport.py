@@ -54,7 +54,6 @@ class Transport(Controller):
         self.timer.timeout.connect(self._tick)
         self._clock = QtCore.QElapsedTimer()
         self._due = 0.0  # when the next iteration of Play is due (ms on _clock)
-        self._period = 250.0  # ms an iteration at Play's speed (set with the speed)
         self._last_tick = 0.0
         #: Play's count of iterations advanced and frames drawn since it started (the bench
         #: reports achieved iterations and frames per second from them)
@@ -479,8 +478,12 @@ class Transport(Controller):
         self._due += steps * interval
         return steps
 
+    @property
+    def _period(self) -> float:
+        """Milliseconds an iteration at Play's speed."""
+        return 1000.0 / max(self.speed.value(), 1)
+
     def _speed_changed(self, value: int) -> None:
-        self._period = 1000.0 / max(value, 1)  # ms an iteration
         self.timer.setInterval(round(self._period))
 
     def _slider_moved(self, value: int) -> None:
