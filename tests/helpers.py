@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -134,3 +135,25 @@ def sklearn_refine(S, mask):
     c = np.argmax(S[:, ex], axis=1)
     c[ex] = np.arange(ex.size)
     return ex[c]
+
+
+def trial_records(trials: Path) -> list[tuple[dict, bytes]]:
+    """The records of a trial store's logs (``trials/log/*.log``) in order: (header, payload)."""
+    out = []
+    for log in sorted((Path(trials) / "log").glob("*.log")):
+        raw = log.read_bytes()
+        while raw:
+            head, _, rest = raw.partition(b"\n")
+            header = json.loads(head)
+            out.append((header, rest[:header["length"]]))
+            raw = rest[header["length"] + 1:]
+    return out
+
+
+def write_trial_records(trials: Path, records: list[tuple[dict, bytes]]) -> None:
+    """Replace a trial store's logs by one log holding ``records`` (headers written as given)."""
+    folder = Path(trials) / "log"
+    for log in folder.glob("*.log"):
+        log.unlink()
+    (folder / "0-0-edited.log").write_bytes(
+        b"".join(json.dumps(h).encode() + b"\n" + p + b"\n" for h, p in records))

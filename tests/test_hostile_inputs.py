@@ -168,22 +168,37 @@ def test_report_of_a_damaged_table_is_a_clear_error(tmp_path, damage, capsys):
     assert "cannot read the sweep table" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("damage", ["deep-header", "folder"])
-def test_damaged_trial_files_are_set_aside_and_recomputed(tmp_path, damage):
+@pytest.mark.parametrize("damage", ["deep-header", "folder", "old-file-deep-header",
+                                    "old-file-folder"])
+def test_damaged_trial_records_are_set_aside_and_recomputed(tmp_path, damage):
     """Issue 33.8: a header nested 100,000 levels deep (RecursionError on every resume); a trial
-    file replaced by a folder stopped the sweep."""
+    file replaced by a folder stopped the sweep. Both in a log and in an older store's file."""
     from pairlab import cli
+    from pairlab.sweep import TrialStore
+
+    from .helpers import trial_records, write_trial_records
 
     assert cli.main(_sweep_args(tmp_path, "--trials", "2")) == 0
-    victim = sorted((tmp_path / "out" / ".trials").rglob("*.trial"))[0]
-    victim.unlink()
-    if damage == "folder":
-        victim.mkdir()
-    else:
-        victim.write_bytes(b"[" * 100_000 + b"]" * 100_000 + b"\n{}")
+    trials = tmp_path / "out" / ".trials"
+    records = trial_records(trials)
+    write_trial_records(trials, records[1:])            # the first trial's record gone ...
+    deep = b"[" * 100_000 + b"]" * 100_000 + b"\n{}\n"
+    victim = TrialStore(trials).path(records[0][0]["key"])
+    if damage.startswith("old-file"):                  # ... and in an older store's file
+        victim.parent.mkdir(parents=True)
+        victim.mkdir() if damage.endswith("folder") else victim.write_bytes(deep)
+    elif damage == "folder":                           # ... a folder named like a log
+        (trials / "log" / "1-1-folder.log").mkdir()
+    else:                                              # ... a log damaged at its first byte
+        log = trials / "log" / "0-0-edited.log"
+        log.write_bytes(deep + log.read_bytes())
     before = (tmp_path / "out" / "sweep.csv").read_text()
     assert cli.main(_sweep_args(tmp_path, "--trials", "2")) == 0
-    assert victim.is_file() and list(victim.parent.glob("*.corrupt"))
+    if damage.startswith("old-file"):
+        assert list(victim.parent.glob("*.corrupt"))   # set aside for inspection
+    elif damage == "deep-header":
+        assert list((trials / "log").glob("*.corrupt"))
+    assert len(TrialStore(trials).keys()) == 2
     strip = lambda t: [ln.split(",")[:8] for ln in t.splitlines()]   # noqa: E731 (no timings)
     assert strip((tmp_path / "out" / "sweep.csv").read_text()) == strip(before)
 

@@ -9,6 +9,9 @@ import pytest
 from pairlab import Dataset, Run
 from pairlab.reproduce import reproduce, trial_seed
 from pairlab.reproduction import Claim, Reproduction, ReproductionError, ReproductionResult
+from pairlab.sweep import TrialStore
+
+from .helpers import trial_records, write_trial_records
 
 
 class MeanOfGMMs(Reproduction):
@@ -65,9 +68,9 @@ def test_trials_are_stored_and_a_rerun_reuses_them(tmp_path):
     recipe = MeanOfGMMs()
     first = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False)
     assert first["engine"]["ran"] == 4 and first["engine"]["stored"] == 0
-    stored = sorted((tmp_path / ".trials").rglob("*.trial"))
+    stored = trial_records(tmp_path / ".trials")
     assert len(stored) == 4
-    stored[1].unlink()
+    write_trial_records(tmp_path / ".trials", stored[:1] + stored[2:])  # one lost
     again = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False)
     assert (again["engine"]["stored"], again["engine"]["ran"]) == (3, 1)
     assert again["data"] == first["data"]
@@ -78,29 +81,25 @@ def test_trials_are_stored_and_a_rerun_reuses_them(tmp_path):
     assert fresh["engine"]["ran"] == 4 and fresh["data"] == first["data"]
 
 
-def _header(path: Path) -> dict:
-    return json.loads(path.read_bytes().partition(b"\n")[0])
-
-
 def test_a_resumed_run_reports_the_recorded_time_of_the_trials_it_reused(tmp_path):
     recipe = MeanOfGMMs()
     first = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False)
-    files = sorted((tmp_path / ".trials").rglob("*.trial"))
-    headers = [_header(f) for f in files]
+    records = trial_records(tmp_path / ".trials")
+    headers = [h for h, _ in records]
     assert all(h["cpu_seconds"] > 0 and h["wall_seconds"] > 0 for h in headers)
     assert sum(h["cpu_seconds"] for h in headers) == pytest.approx(
         first["engine"]["trial_cpu_seconds"])
-    files[0].unlink()                                   # runs again
-    head, _, payload = files[1].read_bytes().partition(b"\n")
-    old = {k: v for k, v in json.loads(head).items() if k not in ("wall_seconds", "cpu_seconds")}
-    files[1].write_bytes(json.dumps(old).encode() + b"\n" + payload)  # a file from before times
+    old = {k: v for k, v in headers[1].items() if k not in ("wall_seconds", "cpu_seconds")}
+    write_trial_records(tmp_path / ".trials", [(old, records[1][1]), *records[2:]])  # the first
+    # lost (it runs again), the second as written before times were recorded
     again = reproduce(recipe, tmp_path, jobs=1, progress=None, render=False)
     eng = again["engine"]
     assert (eng["ran"], eng["stored"], eng["reused_without_time"]) == (1, 3, 1)
     assert again["data"] == first["data"]               # the old file still loads
     assert eng["reused_trial_cpu_seconds"] == sum(h["cpu_seconds"] for h in headers[2:])
     assert eng["reused_trial_wall_seconds"] == sum(h["wall_seconds"] for h in headers[2:])
-    assert 0 < eng["trial_cpu_seconds"] == _header(files[0])["cpu_seconds"]
+    newest = {h["key"]: h for h, _ in trial_records(tmp_path / ".trials")}
+    assert 0 < eng["trial_cpu_seconds"] == newest[headers[0]["key"]]["cpu_seconds"]
 
 
 class FailsOnOdd(MeanOfGMMs):
@@ -115,7 +114,7 @@ class FailsOnOdd(MeanOfGMMs):
 def test_a_failing_recipe_trial_is_named_and_the_others_are_kept(tmp_path):
     with pytest.raises(ReproductionError, match="2 of 4 trials failed.*trial 1: ValueError: trial 1"):
         reproduce(FailsOnOdd(), tmp_path, jobs=1, progress=None, render=False)
-    assert len(list((tmp_path / ".trials").rglob("*.trial"))) == 2
+    assert len(TrialStore(tmp_path / ".trials").keys()) == 2
 
 
 class PurityGrid(Reproduction):

@@ -17,6 +17,8 @@ from pairlab.errors import InvalidInputError
 from pairlab.sweep import Task, TrialStore, make_executor, parse_spec, run_sweep, run_tasks
 from pairlab.sweep.table import TIMING_COLUMNS
 
+from .helpers import trial_records, write_trial_records
+
 SPEC = {
     "name": "tiny",
     "trials": 3,
@@ -68,18 +70,15 @@ def test_table_has_one_row_per_trial_with_factors_seeds_and_metrics(tmp_path):
 def test_rerun_resumes_recomputes_corrupt_trials_and_only_changed_cells(tmp_path):
     first = run_sweep(parse_spec(SPEC), tmp_path, progress=None)
     text = without_timing(first.table)
-    files = sorted((tmp_path / ".trials").rglob("*.trial"))
-    assert len(files) == 12
-    files[0].unlink()  # lost
-    raw = files[1].read_bytes()
-    files[1].write_bytes(raw[: len(raw) - 7])  # truncated
-    files[2].write_bytes(raw.replace(b"0.", b"1.", 1))  # edited (checksum no longer matches)
+    records = trial_records(tmp_path / ".trials")
+    assert len(records) == 12
+    damaged = [(h, p.replace(b"0.", b"1.", 1)) for h, p in records[1:3]]  # checksums fail
+    write_trial_records(tmp_path / ".trials", damaged + records[3:])      # the first one lost
     again = run_sweep(parse_spec(SPEC), tmp_path, progress=None)
     assert (again.engine.stored, again.engine.ran) == (9, 3)
-    assert len(again.engine.corrupt) == 2
-    assert sorted(p.stem for p in (tmp_path / ".trials").rglob("*.corrupt")) == sorted(
-        p.stem for p in files[1:3])  # damaged files are set aside for inspection, not deleted
+    assert sorted(again.engine.corrupt) == sorted(h["key"] for h, _ in damaged)
     assert without_timing(again.table) == text
+    assert run_sweep(parse_spec(SPEC), tmp_path, progress=None).engine.stored == 12
     # a changed spec recomputes only the cells it changes
     changed = dict(SPEC, links={"generator": "random", "budget": [0, 4, 6]})
     third = run_sweep(parse_spec(changed), tmp_path, progress=None)
@@ -228,12 +227,12 @@ def test_a_sweep_killed_midway_completes_on_rerun_with_one_row_per_trial(tmp_pat
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
-        if len(list(out.glob(".trials/*/*.trial"))) >= 10:
+        if len(TrialStore(out / ".trials").keys()) >= 10:
             break
         time.sleep(0.01)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    stored = len(list(out.glob(".trials/*/*.trial")))
+    stored = len(TrialStore(out / ".trials").keys())
     assert 10 <= stored < 120 and not (out / "kill.csv").exists(), stored
     result = run_sweep(parse_spec(dict(spec, name="kill")), out, progress=None)
     assert result.engine.stored >= stored - 1 and result.engine.ran == 120 - result.engine.stored
@@ -305,7 +304,7 @@ def test_a_task_whose_worker_died_is_reported_and_not_stored(tmp_path):
     with make_executor(2) as ex:
         ran = run_tasks([Task("dies", _worker_dies, ())], store, ex, progress=None)
     assert ran.values == [None] and "BrokenProcessPool" in ran.errors[0]
-    assert not list(tmp_path.rglob("*.trial"))  # the next run tries it again
+    assert not TrialStore(tmp_path).keys()  # the next run tries it again
 
 
 def test_a_plugin_metric_that_raises_leaves_its_column_empty_and_the_row_stands(tmp_path):
@@ -356,7 +355,7 @@ def test_a_killed_two_worker_sweep_leaves_no_process_behind(tmp_path, sig):
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not list(tmp_path.glob("out/.trials/*/*.trial")):
+    while time.monotonic() < deadline and not TrialStore(tmp_path / "out" / ".trials").keys():
         time.sleep(0.05)
     assert len(_live_group(proc.pid)) >= 4      # the sweep, the fork server, two workers
     proc.send_signal(sig)

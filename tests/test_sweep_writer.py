@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import time
@@ -55,7 +56,7 @@ def test_the_writer_stays_at_most_behind_writes_behind(tmp_path):
 
 
 def test_a_failed_write_is_raised_by_close(tmp_path):
-    (tmp_path / "ke").write_text("a file where the trial's folder should be")
+    (tmp_path / "log").write_text("a file where the store's log folder should be")
     writer = StoreWriter(TrialStore(tmp_path), behind=1)
     writer.put("key", {"v": 1})
     with pytest.raises(OSError):
@@ -68,30 +69,61 @@ def test_synchronous_writer_writes_before_returning(tmp_path):
     assert store.get("key") == (True, [1.5, None])
 
 
-def test_a_trial_file_records_its_time_and_files_without_one_still_load(tmp_path):
+def _legacy_file(store, key, value, **fields):
+    """A trial file as stores wrote them before the log (``root/ab/<key>.trial``)."""
+    payload = json.dumps(value).encode()
+    header = {"key": key, "encoding": "json", "length": len(payload),
+              "sha256": hashlib.sha256(payload).hexdigest(), **fields}
+    store.path(key).parent.mkdir(parents=True, exist_ok=True)
+    store.path(key).write_bytes(json.dumps(header).encode() + b"\n" + payload)
+
+
+def test_a_record_keeps_its_time_and_older_files_without_one_still_load(tmp_path):
     store = TrialStore(tmp_path)
     store.put("timed", {"v": 1}, took=Recorded(0.25, 0.125))
     assert store.get_record("timed") == (True, {"v": 1}, Recorded(0.25, 0.125))
     assert store.get("timed") == (True, {"v": 1})
-    store.put("old", {"v": 2})                          # as files were written before
-    head = json.loads(store.path("old").read_bytes().partition(b"\n")[0])
-    assert "wall_seconds" not in head and "cpu_seconds" not in head
-    assert store.get_record("old") == (True, {"v": 2}, None)
-    assert not store.corrupt
+    _legacy_file(store, "old", {"v": 2})                # a file from before times were recorded
+    _legacy_file(store, "older", {"v": 3}, wall_seconds=0.5, cpu_seconds=0.25)
+    reader = TrialStore(tmp_path)
+    assert reader.get_record("old") == (True, {"v": 2}, None)
+    assert reader.get_record("older") == (True, {"v": 3}, Recorded(0.5, 0.25))
+    assert reader.get_record("timed") == (True, {"v": 1}, Recorded(0.25, 0.125))
+    assert reader.keys() == ["old", "older", "timed"] and not reader.corrupt
+    reader.put("old", {"v": 4})                         # a record replaces an older file
+    assert TrialStore(tmp_path).get("old") == (True, {"v": 4})
 
 
-@pytest.mark.parametrize("fields", [{"wall_seconds": -1.0, "cpu_seconds": 0.1},
-                                    {"wall_seconds": "1", "cpu_seconds": 0.1},
-                                    {"wall_seconds": 1.0, "cpu_seconds": float("nan")},
-                                    {"wall_seconds": 1.0}])
-def test_a_damaged_recorded_time_sets_the_file_aside(tmp_path, fields):
+_BAD_TIMES = [{"wall_seconds": -1.0, "cpu_seconds": 0.1}, {"wall_seconds": "1", "cpu_seconds": 0.1},
+              {"wall_seconds": 1.0, "cpu_seconds": float("nan")}, {"wall_seconds": 1.0}]
+
+
+def _edit_header(log, **fields):
+    """Rewrite the header of a log's only record (the payload, its length and checksum kept)."""
+    head, _, rest = log.read_bytes().partition(b"\n")
+    header = {k: v for k, v in json.loads(head).items() if k not in ("wall_seconds", "cpu_seconds")}
+    log.write_bytes(json.dumps({**header, **fields}).encode() + b"\n" + rest)
+
+
+@pytest.mark.parametrize("fields", _BAD_TIMES)
+def test_a_damaged_recorded_time_is_reported_and_the_record_not_used(tmp_path, fields):
     store = TrialStore(tmp_path)
     store.put("k", [1], took=Recorded(1.0, 0.5))
-    head, _, payload = store.path("k").read_bytes().partition(b"\n")
-    header = {k: v for k, v in json.loads(head).items() if k not in ("wall_seconds", "cpu_seconds")}
-    store.path("k").write_bytes(json.dumps({**header, **fields}).encode() + b"\n" + payload)
+    store.close()
+    (log,) = (tmp_path / "log").iterdir()
+    _edit_header(log, **fields)
+    reader = TrialStore(tmp_path)
+    assert reader.get_record("k") == (False, None, None) and reader.corrupt == ["k"]
+    reader.put("k", [2], took=Recorded(1.0, 0.5))       # recomputed: the new record wins
+    again = TrialStore(tmp_path)
+    assert again.get("k") == (True, [2]) and not again.corrupt
+
+
+def test_an_older_stores_damaged_file_is_set_aside(tmp_path):
+    store = TrialStore(tmp_path)
+    _legacy_file(store, "k", [1], **_BAD_TIMES[0])
     assert store.get_record("k") == (False, None, None) and store.corrupt == ["k"]
-    assert store.path("k").with_suffix(".corrupt").is_file()
+    assert store.path("k").with_suffix(".corrupt").is_file() and not store.path("k").exists()
 
 
 def test_the_engine_records_each_trials_time_and_reports_it_when_reused(tmp_path):
@@ -105,18 +137,57 @@ def test_the_engine_records_each_trials_time_and_reports_it_when_reused(tmp_path
     assert again.reused_time() == (sum(first.seconds), sum(first.cpu_seconds), 0)
 
 
-def test_trial_files_are_written_whole_and_leave_no_temporary_file(tmp_path):
-    import shutil
-
+def test_records_are_written_whole_and_the_newest_wins(tmp_path):
     store = TrialStore(tmp_path)
     big = list(range(200_000))                          # more than one write() may take at once
     store.put("abc", big)
     assert store.get("abc") == (True, big)
-    shutil.rmtree(store.path("abc").parent)             # its folder removed during the run
     store.put("abd", {"v": 1})
-    store.put("abd", {"v": 2})                          # replaces the file
+    store.put("abd", {"v": 2})                          # a fresh run's record replaces the older
     assert store.get("abd") == (True, {"v": 2})
-    assert sorted(p.name for p in tmp_path.rglob("*")) == ["ab", "abd.trial"]
+    store.close()
+    assert [p.suffix for p in tmp_path.rglob("*") if p.is_file()] == [".log"]  # nothing else
+    reader = TrialStore(tmp_path)
+    assert reader.get("abc") == (True, big) and reader.get("abd") == (True, {"v": 2})
+
+
+def test_a_torn_last_record_is_left_out_and_a_damaged_log_set_aside_keeping_its_intact_records(
+        tmp_path):
+    store = TrialStore(tmp_path)
+    for i in range(3):
+        store.put(f"k{i}", {"i": i})
+    store.close()
+    (log,) = (tmp_path / "log").iterdir()
+    raw = log.read_bytes()
+    log.write_bytes(raw[:-5])                           # killed while writing the last record
+    torn = TrialStore(tmp_path)
+    assert [torn.get(f"k{i}")[0] for i in range(3)] == [True, True, False] and not torn.corrupt
+    second = raw.index(b"\n", raw.index(b"\n") + 1) + 1  # where the second record starts
+    log.write_bytes(raw[:second] + b"not a header\n" + raw[second:])
+    damaged = TrialStore(tmp_path)
+    assert damaged.get("k0") == (True, {"i": 0}) and damaged.get("k1") == (False, None)
+    assert damaged.corrupt == [f"{log.name} at byte {second}"]
+    assert log.with_suffix(".corrupt").is_file() and not log.exists()
+    damaged.close()
+    assert TrialStore(tmp_path).get("k0") == (True, {"i": 0})   # copied to the reader's log
+
+
+def test_logs_whose_records_were_all_replaced_are_deleted_unless_still_being_written(tmp_path):
+    first = TrialStore(tmp_path)
+    first.put("a", 1)
+    first.put("b", 1)
+    first.close()
+    busy = TrialStore(tmp_path)
+    busy.put("c", 1)                                    # open for writing (and locked) until closed
+    fresh = TrialStore(tmp_path)
+    for key in "abc":
+        fresh.put(key, 2)
+    fresh.close()
+    logs = sorted(p.name for p in (tmp_path / "log").iterdir())
+    assert len(logs) == 2 and busy._log.rsplit("/", 1)[1] in logs   # the first log is gone
+    busy.close()
+    reader = TrialStore(tmp_path)
+    assert [reader.get(k) for k in "abc"] == [(True, 2)] * 3
 
 
 @pytest.mark.parametrize("per_trial,remaining,workers,size", [
@@ -154,20 +225,3 @@ def test_trials_in_this_thread_find_the_previous_trial_on_disk(tmp_path):
 
     run_tasks(tasks, Slow(tmp_path), progress=None)
     assert _SEEN == [True] * 6
-
-
-def test_a_rewritten_trial_file_is_unlinked_before_the_rename(tmp_path, monkeypatch):
-    """ext4 writes a file to disk at once when a rename replaces another (docs/sweeps.md)."""
-    import os
-
-    store = TrialStore(tmp_path)
-    store.put("key", {"v": 1})
-    replaced, real = [], os.replace
-
-    def spy(src, dst):
-        replaced.append(os.path.exists(dst))
-        real(src, dst)
-
-    monkeypatch.setattr(os, "replace", spy)
-    store.put("key", {"v": 2})
-    assert replaced == [False] and store.get("key") == (True, {"v": 2})

@@ -179,7 +179,10 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
                 errors[i] = outcome["error"]
                 bar.advance()
         finally:
-            writer.close()  # every finished trial is on disk before we return or raise
+            try:
+                writer.close()  # every finished trial is on disk before we return or raise
+            finally:
+                store.close()
     except KeyboardInterrupt:
         executor.cancel()
         bar.close()

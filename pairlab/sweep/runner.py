@@ -5,7 +5,7 @@ Output folder ``OUT``::
     OUT/NAME.csv           one row per trial (factors, seeds, outcome, metrics, warnings, error, time)
     OUT/NAME-summary.csv   one row per cell: mean and s.d. per metric, failures
     OUT/NAME.json          the spec, the cells and their keys, provenance, engine counts
-    OUT/.trials/           every finished trial (what a rerun resumes from)
+    OUT/.trials/log/       every finished trial, a record in a log (what a rerun resumes from)
 """
 
 from __future__ import annotations
