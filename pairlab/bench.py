@@ -59,6 +59,11 @@ class BenchCase:
     """A key of ``info`` where the subject reports the seconds of the work the goal is about (a
     fresh process's run, without starting the interpreter and making the data): the case's time
     and its goal use that; the subject's whole wall time is kept as ``process_seconds``."""
+    paired_key: str | None = None
+    """A key of ``info`` where the subject reports, run by run, ``(subject, reference)`` seconds it
+    timed itself with the two sides interleaved finer than a run (``reference`` is then None): the
+    case's times and ratio come from those pairs (:func:`pair_ratio`), the subject's whole wall
+    time is kept as ``process_seconds``."""
 
 
 def time_call(fn: Callable[[], object], *, repeats: int = 5, warmup: int = 1,
@@ -173,6 +178,17 @@ def run_case(case: BenchCase, *, repeats: int, min_time: float) -> dict[str, Any
             entry["reference_seconds"] = statistics.median(reference)
             entry["ratio"] = pair_ratio(subject, reference)
             entry["ratio_of_medians"] = entry["median_seconds"] / entry["reference_seconds"]
+            entry["samples"] = {"subject": subject, "reference": reference}
+        elif case.paired_key is not None:
+            entry["process_seconds"] = time_call(case.subject, repeats=repeats, warmup=warmup)
+            pairs = (case.info or {}).get(case.paired_key, [])[-repeats:]
+            if len(pairs) != repeats:
+                raise ValueError(f"case {case.name}: paired_key needs info[{case.paired_key!r}] "
+                                 f"to hold a (subject, reference) pair for each run")
+            subject, reference = [p[0] for p in pairs], [p[1] for p in pairs]
+            entry["median_seconds"] = statistics.median(subject)
+            entry["reference_seconds"] = statistics.median(reference)
+            entry["ratio"] = pair_ratio(subject, reference)
             entry["samples"] = {"subject": subject, "reference": reference}
         else:
             entry["median_seconds"] = time_call(case.subject, repeats=repeats, warmup=warmup,
@@ -369,7 +385,11 @@ def _run(args: argparse.Namespace) -> int:
               f"{case.reference_name}{flag}")
         if entry.get("info"):
             print(" " * 40 + ", ".join(f"{k} {v}" for k, v in entry["info"].items()))
-        if "process_seconds" in entry:
+        if "process_seconds" in entry and case.paired_key is not None:
+            print(" " * 40 + f"times and ratio = the two sides as each run timed them "
+                             f"({case.paired_key}); a whole run took "
+                             f"{_fmt_s(entry['process_seconds']).strip()}")
+        elif "process_seconds" in entry:
             print(" " * 40 + f"time = the run's own ({case.seconds_key}); the whole process took "
                              f"{_fmt_s(entry['process_seconds']).strip()}")
         of_medians = entry.get("ratio_of_medians")

@@ -134,14 +134,55 @@ def test_thread_limit_reaches_scipy_and_sklearn_pools_and_child_processes(monkey
     assert got["env"] == ["1", "1"]
 
 
-def test_the_sweep_overhead_case_reports_the_sweep_over_its_own_trials(tmp_path):
-    from pairlab.benchcases.sweep import _executor, _sweep
+_CALLS: list[int] = []
+
+
+def _counted(i: int) -> dict[str, int]:
+    _CALLS.append(i)
+    return {"i": i}
+
+
+def test_the_twinned_executor_runs_every_trial_once_on_each_side_a_trial_apart(tmp_path):
+    from pairlab.benchcases.sweep import TwinnedExecutor
+    from pairlab.sweep import Task, TrialStore, run_tasks
+
+    _CALLS.clear()
+    executor = TwinnedExecutor()
+    tasks = [Task(f"k{i}", _counted, (i,)) for i in range(5)]
+    result = run_tasks(tasks, TrialStore(tmp_path), executor, fresh=True, progress=None)
+    assert result.values == [{"i": i} for i in range(5)]      # the sweep's own trials, stored
+    # sweep's trial i, then the plain loop's call of trial i - 1: every trial once on each side,
+    # no call right after its own computation
+    assert _CALLS == [0, 4, 1, 0, 2, 1, 3, 2, 4, 3]
+    assert executor.plain_seconds > 0
+
+
+def test_a_case_timing_both_sides_itself_gets_its_ratio_from_its_pairs():
+    info: dict = {}
+
+    def subject():
+        info.setdefault("pairs", []).append((0.3, 0.2) if len(info.get("pairs", [])) % 2 else
+                                            (0.22, 0.2))
+
+    entry = run_case(BenchCase("t", subject, None, "-", 1, 1, 1, 0, goal=1.2, info=info,
+                               paired_key="pairs"), repeats=3, min_time=0)
+    # warm-up (0.22, 0.2) dropped; runs: (0.3, 0.2), (0.22, 0.2), (0.3, 0.2)
+    assert entry["samples"] == {"subject": [0.3, 0.22, 0.3], "reference": [0.2, 0.2, 0.2]}
+    assert entry["ratio"] == pytest.approx(1.5) and entry["met"] is False
+    assert entry["median_seconds"] == 0.3 and "process_seconds" in entry
+    silent = BenchCase("u", lambda: None, None, "-", 1, 1, 1, 0, info={}, paired_key="pairs")
+    assert "paired_key needs" in run_case(silent, repeats=2, min_time=0)["error"]
+
+
+def test_the_sweep_overhead_case_reports_its_sweeps_and_plain_loops_and_in_sweep_ratios():
+    from pairlab.benchcases.sweep import _twinned_sweep
 
     info: dict = {}
-    run = _sweep(4, _executor(1), info)
+    run = _twinned_sweep(4, info)
     for _ in range(3):
         result = run()
-    ratios = info["in_sweep_ratios"]
-    assert len(ratios) == 3 and info["in_sweep_ratio"] == sorted(ratios)[1]
-    # a sweep takes at least as long as its trials, and its trials are the engine's timings
+    ratios, pairs = info["in_sweep_ratios"], info["sweep_and_plain_s"]
+    assert len(ratios) == 3 and info["in_sweep_ratio"] == sorted(ratios)[1] and len(pairs) == 3
+    # a sweep takes at least as long as its trials; the plain loop ran the same four trials
     assert all(r >= 1.0 for r in ratios) and len(result.engine.seconds) == 4
+    assert all(sweep > 0 and plain > 0 for sweep, plain in pairs)

@@ -39,12 +39,12 @@ class _CurrentStderr:
 STDERR: TextIO = _CurrentStderr()  # type: ignore[assignment]
 
 
-#: finished trials whose files may still be being written while the next trials run
+#: finished trials whose records may still be being written while the next trials run
 #: (:class:`.store.StoreWriter`) when the trials run in other processes: what a crash of the
 #: sweep's process can lose besides the trials in flight. An executor that runs the trials in
-#: this thread (``Executor.in_process``, ``--jobs 1``) gets 0, each file written before the next
-#: trial starts: a writer thread beside the trial cost 4.7 ms of CPU a trial against 0.37 ms
-#: written in line (GIL hand-overs and wake-ups; docs/sweeps.md, Measured).
+#: this thread (``Executor.in_process``, ``--jobs 1``) gets 0, each record written before the
+#: next trial starts: a writer thread beside the trial cost 4.7 ms of CPU a trial against 0.37 ms
+#: for a trial file written in line (GIL hand-overs and wake-ups; docs/sweeps.md, Measured).
 WRITE_BEHIND = 1
 
 
@@ -139,13 +139,14 @@ def run_tasks(tasks: Sequence[Task], store: TrialStore, executor: Executor | Non
               fresh: bool = False, progress: TextIO | None = STDERR) -> EngineResult:
     """Run the tasks whose results are not in ``store`` on ``executor`` and store each result.
 
-    ``fresh`` ignores stored results (and overwrites them). A task that raises, or whose worker
+    ``fresh`` ignores stored results (its records replace them). A task that raises, or whose worker
     died, is reported in ``errors`` and not stored (the next run tries it again); a task that
     wants its own failures kept returns them as its result (a sweep trial's row has ``error``).
     Ctrl-C stops the run with :class:`Interrupted` after keeping every finished result.
-    With trials in other processes each result's file is written on a background thread while
+    With trials in other processes each result's record is written on a background thread while
     the next tasks run, at most :data:`WRITE_BEHIND` results behind; with trials in this thread
-    each is written before the next starts. Every write has ended when this returns or raises.
+    each is written before the next starts. Every write has ended, and the store's log is closed
+    (:meth:`TrialStore.close`), when this returns or raises.
     """
     start = time.perf_counter()
     executor = executor or SerialExecutor()
