@@ -113,6 +113,20 @@ def _twinned_sweep(trials: int, info: dict[str, Any]) -> Callable[[], object]:
     return run
 
 
+def _plain_loop(trials: int) -> Callable[[], object]:
+    """The same trials called one after the other, no store, no table, no engine (the plain loop
+    the scripts in docs/measurements time whole against whole sweeps)."""
+    from pairlab.sweep.runner import sweep_tasks
+
+    tasks, _ = sweep_tasks(_spec(trials))
+
+    def run() -> object:
+        with blas_limits():  # as the engine's executors do
+            return [task.fn(*task.args) for task in tasks]
+
+    return run
+
+
 def _executor(jobs: int, scheduler: str | None = None) -> Callable[[], Any]:
     def make() -> Any:
         from pairlab.sweep import make_executor
