@@ -11,8 +11,8 @@ speed-up case is time(2 workers) / time(1): its goal 0.59 is a speed-up of 1.7.
 The overhead case runs the plain loop inside the sweep, trial by trial (:class:`TwinnedExecutor`):
 after each of the sweep's trials the plain loop's call of the previous trial runs and is timed, so
 the sweep's own time is the sweep's wall time less those calls, and the two sides are never more
-than a trial (~25 ms) apart. Its ratio is the median over runs of sweep / plain loop. Until
-November 2026 the case timed whole sweeps against whole plain loops in alternating rounds; on the
+than a trial (~25 ms) apart. Its ratio is the median over runs of sweep / plain loop. Before
+27 Nov 2026 the case timed whole sweeps against whole plain loops in alternating rounds; on the
 development machine, whose speed switches between two modes (a trial ~20 or ~30-40 ms) every few
 seconds, a round's ratio ranged 0.76-1.33 with the engine unchanged, so three consecutive runs
 could not show a 5 % bound (docs/sweeps.md, eighth session). What the interleaving cannot see is

@@ -8,12 +8,13 @@ write; reading, the newest record of a key wins (a ``fresh`` run's records repla
 ones). A log whose records have all been replaced by newer ones is deleted when a writing store
 closes, unless another process still holds it open for writing.
 
-Why a log and not a file per trial (the layout until November 2026, still read: ``root/ab/<key>.trial``):
+Why a log and not a file per trial (the layout before 27 Nov 2026, still read: ``root/ab/<key>.trial``):
 creating a file per trial made the file system's journal and the disk work for every trial, and on
 the development machine (a virtual machine) that slowed the trials themselves: 20 ms trials
 between which a trial file was written were slow (30-40 ms) 46 % of the time against 31 % when
-the same records were appended to one file and 35 % with nothing written (docs/sweeps.md,
-Measured). Appending a record is one ``write`` system call on a file already open.
+the same records were appended to one file and 35 % with nothing written (in the third of three
+such measurements, with the host slow most of the time, 71 %, 64 % and 69 %; docs/sweeps.md,
+Measured, eighth session). Appending a record is one ``write`` system call on a file already open.
 
 Crashes: a record is written with one ``write`` call; a process killed mid-write leaves a torn last
 record, which readers ignore (its trial is computed again), as they ignore the last record of a
@@ -275,7 +276,7 @@ class TrialStore:
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, f"{time.time_ns():x}-{os.getpid()}-{self._token}{_LOG_SUFFIX}")
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        _lock(fd, exclusive=True, wait=True)   # held while this store writes: never collected
+        _flock(fd, exclusive=True, wait=True)  # held while this store writes: never collected
         self._fd, self._log, self._size = fd, path, 0
         if self._index is not None:
             self._scanned.add(path)
@@ -302,7 +303,7 @@ class TrialStore:
                 os.close(self._fd)
 
 
-def _lock(fd: int, *, exclusive: bool, wait: bool) -> bool:
+def _flock(fd: int, *, exclusive: bool, wait: bool) -> bool:
     """An advisory lock on an open log (no-op where fcntl does not exist): True if taken."""
     try:
         import fcntl
@@ -323,7 +324,7 @@ def _delete_if_idle(path: str) -> None:
     except OSError:
         return
     try:
-        if _lock(fd, exclusive=True, wait=False):
+        if _flock(fd, exclusive=True, wait=False):
             with contextlib.suppress(OSError):
                 os.unlink(path)
     finally:
