@@ -205,8 +205,10 @@ class TrialStore:
             self._index_entry(key, entry)
 
     def _index_entry(self, key: str, entry: _Entry) -> None:
-        old = self._index.get(key) if self._index is not None else None
-        if self._index is not None and (old is None or entry.written >= old.written):
+        """Index ``entry`` unless the key has a newer record (the caller built the index)."""
+        assert self._index is not None
+        old = self._index.get(key)
+        if old is None or entry.written >= old.written:
             self._index[key] = entry
 
     def _salvage(self, path: str, found: list[tuple[str, _Entry]]) -> None:
@@ -251,10 +253,11 @@ class TrialStore:
         """Append a record made by :meth:`encode` to this store's log (one ``write`` call; a
         write that fails is cut off again, so the log never holds half a record before a
         whole one)."""
-        written = _header(data[:data.index(b"\n") + 1])["written"]
-        self._append(key, written, data)
+        self._append(key, None, data)
 
-    def _append(self, key: str, written: int, record: bytes) -> None:
+    def _append(self, key: str, written: int | None, record: bytes) -> None:
+        """Append ``record`` and index it if the index is built (``written`` None: read from its
+        header, which only an index needs)."""
         with self._lock:
             if self._fd is None:
                 self._open_log()
@@ -269,6 +272,8 @@ class TrialStore:
                 raise
             self._size = offset + len(record)
             if self._index is not None:
+                if written is None:
+                    written = _header(record[:record.index(b"\n") + 1])["written"]
                 self._index_entry(key, _Entry(written, self._log, offset))
 
     def _open_log(self) -> None:
@@ -276,7 +281,7 @@ class TrialStore:
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, f"{time.time_ns():x}-{os.getpid()}-{self._token}{_LOG_SUFFIX}")
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        _flock(fd, exclusive=True, wait=True)  # held while this store writes: never collected
+        _flock(fd, wait=True)  # held while this store writes: never collected
         self._fd, self._log, self._size = fd, path, 0
         if self._index is not None:
             self._scanned.add(path)
@@ -303,15 +308,15 @@ class TrialStore:
                 os.close(self._fd)
 
 
-def _flock(fd: int, *, exclusive: bool, wait: bool) -> bool:
-    """An advisory lock on an open log (no-op where fcntl does not exist): True if taken."""
+def _flock(fd: int, *, wait: bool) -> bool:
+    """An exclusive advisory lock on an open log (none where fcntl does not exist): True if
+    taken."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows: logs are then never collected
         return False
-    flags = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
     try:
-        fcntl.flock(fd, flags | (0 if wait else fcntl.LOCK_NB))
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
     except OSError:
         return False
     return True
@@ -324,7 +329,7 @@ def _delete_if_idle(path: str) -> None:
     except OSError:
         return
     try:
-        if _flock(fd, exclusive=True, wait=False):
+        if _flock(fd, wait=False):
             with contextlib.suppress(OSError):
                 os.unlink(path)
     finally:
